@@ -1,0 +1,56 @@
+//! `mancala`: the rules engine on the command line.
+
+mod perft;
+mod position_args;
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Mancala Arena's rules engine on the command line.
+#[derive(Debug, Parser)]
+#[command(name = "mancala", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay moves and print the position reached, as JSON.
+    Replay(replay::ReplayArgs),
+    /// Count the move sequences of a given length (perft).
+    Perft(perft::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => replay::run(&args),
+        Command::Perft(args) => perft::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}
+
+/// A command that did not succeed: what to print and the exit code.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Bad input: exit code 2 with a JSON error on standard output.
+    Input(serde_json::Value),
+    /// Bad flags: exit code 2 with a message on standard error.
+    Usage(String),
+}
+
+impl Failure {
+    fn report(self) -> ExitCode {
+        match self {
+            Failure::Input(error) => println!("{error}"),
+            Failure::Usage(message) => eprintln!("error: {message}"),
+        }
+        ExitCode::from(2)
+    }
+}
