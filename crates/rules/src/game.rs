@@ -238,7 +238,8 @@ mod tests {
     fn mangala_ends_on_the_third_occurrence() {
         // A lone stone goes round the ring for ever, never making 2: each
         // side sows it along its own row, and the positions recur.
-        let start = Mangala::from_parts([[1, 0, 0, 0, 0, 0], [0; 6]], [35, 36], Player::South);
+        let start =
+            Mangala::from_parts([[1, 0, 0, 0, 0, 0], [0; 6]], [35, 36], Player::South).unwrap();
         let mut game = Game::new(start);
         let mut plies = 0;
         while game.outcome().is_none() {
@@ -265,7 +266,8 @@ mod tests {
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]],
             [23, 23],
             Player::South,
-        );
+        )
+        .unwrap();
         let mut game = Game::new(start);
         let mut positions = vec![*game.position()];
         while game.outcome().is_none() {

@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 
 use crate::position::{Position, hash_bytes, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player};
+use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
 
 /// When a Kalah game ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -154,31 +154,98 @@ impl TryFrom<RawKalahOptions> for KalahOptions {
 
 /// A Kalah position.
 ///
-/// The board is one ring of `2 * pits + 2` places: South's pits, South's
-/// store, North's pits, North's store. Sowing walks the ring upwards, which is
-/// counter-clockwise from both players' seats.
+/// The board is held as one ring of bytes seen from the player to move: their
+/// pits 1..=M, their store, the opponent's pits 1..=M, the opponent's store.
+/// Sowing walks the ring upwards (counter-clockwise from both seats) over the
+/// first `2M + 1` places, so the opponent's store, the last place, is skipped
+/// by never being part of the lap. Packing the ring in a `u128` turns a sowing
+/// into a handful of additions of byte masks, and passing the turn into one
+/// rotation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Kalah {
-    board: [u8; 14],
+    ring: u128,
     turn: Player,
     /// 0 while the game goes on, else an [`EndReason`] code.
     status: u8,
     options: KalahOptions,
 }
 
+/// Bytes `0..count` set to 1.
+#[inline]
+const fn ones(count: usize) -> u128 {
+    0x0101_0101_0101_0101_0101_0101_0101_0101 & low_bytes(count)
+}
+
+/// A mask of bytes `0..count`.
+#[inline]
+const fn low_bytes(count: usize) -> u128 {
+    if count >= 16 {
+        u128::MAX
+    } else {
+        (1 << (8 * count)) - 1
+    }
+}
+
+/// The sum of the bytes of a row of at most 8 bytes, each small enough that
+/// no partial sum passes 255 (72 stones in all at most).
+#[inline]
+const fn byte_sum(row: u64) -> u8 {
+    (row.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8
+}
+
+/// Stones on a board whose bytes could overflow: ruled out by
+/// [`Kalah::from_parts`].
+const MAX_STONES: u32 = 2 * 6 * 6;
+
 impl Kalah {
     /// The starting position: every pit holds `seeds` stones, South to move.
     pub fn new(options: KalahOptions) -> Kalah {
         let pits = usize::from(options.pits);
-        let mut board = [0; 14];
-        board[..pits].fill(options.seeds);
-        board[pits + 1..2 * pits + 1].fill(options.seeds);
+        let row = ones(pits) * u128::from(options.seeds);
         Kalah {
-            board,
+            ring: row | row << (8 * (pits + 1)),
             turn: Player::South,
             status: 0,
             options,
         }
+    }
+
+    /// A position from explicit rows (pit 1 first, entries past the board's
+    /// pits ignored), stores and player to move, for analysis and tests. The
+    /// end rule is applied as if a move had just led here.
+    pub fn from_parts(
+        options: KalahOptions,
+        rows: [[u8; 6]; 2],
+        stores: [u8; 2],
+        turn: Player,
+    ) -> Result<Kalah, PositionError> {
+        let pits = usize::from(options.pits);
+        let expected = 2 * u32::from(options.pits) * u32::from(options.seeds);
+        let found: u32 = rows
+            .iter()
+            .flat_map(|row| &row[..pits])
+            .map(|&s| u32::from(s))
+            .sum::<u32>()
+            + stores.iter().map(|&s| u32::from(s)).sum::<u32>();
+        if found != expected || found > MAX_STONES {
+            return Err(PositionError::StoneCount { found, expected });
+        }
+        let side = |player: Player| {
+            let row = rows[player.index()][..pits]
+                .iter()
+                .rev()
+                .fold(0u128, |ring, &stones| ring << 8 | u128::from(stones));
+            row | u128::from(stores[player.index()]) << (8 * pits)
+        };
+        let ring = side(turn) | side(turn.opponent()) << (8 * (pits + 1));
+        let mut position = Kalah {
+            ring,
+            turn,
+            status: 0,
+            options,
+        };
+        position.settle_end();
+        Ok(position)
     }
 
     /// The options this position is played under.
@@ -188,7 +255,7 @@ impl Kalah {
 
     /// Stones in a player's store.
     pub fn store(&self, player: Player) -> u8 {
-        self.board[self.store_index(player)]
+        self.byte(self.side_start(player) + self.pits())
     }
 
     #[inline]
@@ -197,79 +264,75 @@ impl Kalah {
     }
 
     #[inline]
-    fn row_start(&self, player: Player) -> usize {
-        player.index() * (self.pits() + 1)
+    fn byte(&self, index: usize) -> u8 {
+        (self.ring >> (8 * index)) as u8
     }
 
+    /// Where a player's pits begin in the mover-relative ring.
     #[inline]
-    fn store_index(&self, player: Player) -> usize {
-        self.row_start(player) + self.pits()
+    fn side_start(&self, player: Player) -> usize {
+        if player == self.turn {
+            0
+        } else {
+            self.pits() + 1
+        }
     }
 
+    /// A player's pits as the low bytes of a word.
     #[inline]
-    fn row_slice(&self, player: Player) -> &[u8] {
-        let start = self.row_start(player);
-        &self.board[start..start + self.pits()]
+    fn row_word(&self, player: Player) -> u64 {
+        ((self.ring >> (8 * self.side_start(player))) & low_bytes(self.pits())) as u64
     }
 
-    #[inline]
-    fn row_is_empty(&self, player: Player) -> bool {
-        self.row_slice(player).iter().all(|&stones| stones == 0)
-    }
-
-    /// Sows the stones of `from`, skipping the opponent's store, and returns
-    /// where the last stone fell.
+    /// Sows the stones of the mover's pit at `from` and returns where the
+    /// last one fell.
     #[inline]
     fn sow(&mut self, from: usize) -> usize {
-        let ring = 2 * self.pits() + 2;
-        let skip = self.store_index(self.turn.opponent());
-        let mut stones = usize::from(self.board[from]);
-        self.board[from] = 0;
-        let lap = ring - 1;
+        let lap = 2 * self.pits() + 1;
+        let mut stones = usize::from(self.byte(from));
+        self.ring &= !(0xff << (8 * from));
         if stones >= lap {
             // Whole laps drop the same count everywhere, the emptied start
-            // pit included; the last stone of a whole lap lands on the start.
-            let laps = (stones / lap) as u8;
-            for (index, place) in self.board[..ring].iter_mut().enumerate() {
-                if index != skip {
-                    *place += laps;
-                }
-            }
+            // pit included. Rare, so the division stays off the common path.
+            self.ring += ones(lap) * (stones / lap) as u128;
             stones %= lap;
         }
-        let mut at = from;
-        while stones > 0 {
-            at += 1;
-            if at == ring {
-                at = 0;
-            }
-            if at != skip {
-                self.board[at] += 1;
-                stones -= 1;
-            }
+        let end = from + stones;
+        if end < lap {
+            self.ring += ones(stones) << (8 * (from + 1));
+            end
+        } else {
+            self.ring += ones(lap - from - 1) << (8 * (from + 1));
+            self.ring += ones(end - lap + 1);
+            end - lap
         }
-        at
+    }
+
+    /// Passes the turn: the opponent's half of the ring becomes the front.
+    #[inline]
+    fn pass_turn(&mut self) {
+        let half = 8 * (self.pits() + 1);
+        self.ring = self.ring >> half | (self.ring & low_bytes(self.pits() + 1)) << half;
+        self.turn = self.turn.opponent();
     }
 
     /// Applies the end rule after a move, sweeping each row into its store.
     #[inline]
     fn settle_end(&mut self) {
+        let pits = self.pits();
+        let front = self.ring as u64 & low_bytes(pits) as u64;
+        let back = (self.ring >> (8 * (pits + 1))) as u64 & low_bytes(pits) as u64;
         let ended = match self.options.end {
-            KalahEnd::Immediate => (self.row_is_empty(Player::South)
-                || self.row_is_empty(Player::North))
-            .then_some(EndReason::SideEmpty),
-            KalahEnd::OnTurn => self.row_is_empty(self.turn).then_some(EndReason::NoStones),
+            KalahEnd::Immediate => (front == 0 || back == 0).then_some(EndReason::SideEmpty),
+            KalahEnd::OnTurn => (front == 0).then_some(EndReason::NoStones),
         };
         if let Some(reason) = ended {
-            // The player to move has nothing left, so sweeping both rows is
-            // the same as the opponent sweeping theirs under `on_turn`.
-            for player in Player::BOTH {
-                let start = self.row_start(player);
-                let pits = self.pits();
-                let swept: u8 = self.board[start..start + pits].iter().sum();
-                self.board[start..start + pits].fill(0);
-                self.board[start + pits] += swept;
-            }
+            // The player to move has nothing left under `on_turn`, so
+            // sweeping both rows is the opponent sweeping theirs.
+            let rows = low_bytes(pits) | low_bytes(pits) << (8 * (pits + 1));
+            self.ring &= !rows;
+            self.ring += u128::from(byte_sum(front)) << (8 * pits);
+            self.ring += u128::from(byte_sum(back)) << (8 * (2 * pits + 1));
             self.status = status_code(Some(reason));
         }
     }
@@ -292,13 +355,10 @@ impl Position for Kalah {
         if self.status != 0 {
             return PitSet::EMPTY;
         }
-        let bits = self
-            .row_slice(self.turn)
-            .iter()
-            .enumerate()
-            .fold(0u8, |bits, (offset, &stones)| {
-                bits | u8::from(stones != 0) << offset
-            });
+        let row = self.ring as u64;
+        let bits = (0..self.pits()).fold(0u8, |bits, offset| {
+            bits | u8::from(row >> (8 * offset) & 0xff != 0) << offset
+        });
         PitSet::from_bits(bits)
     }
 
@@ -309,23 +369,18 @@ impl Position for Kalah {
             "illegal move {pit} in {self:?}"
         );
         let mut next = *self;
-        let mover = self.turn;
-        let own_store = self.store_index(mover);
-        let own_start = self.row_start(mover);
         let pits = self.pits();
-        let last = next.sow(own_start + pit.offset());
-        if last != own_store {
-            let own_pit = (own_start..own_start + pits).contains(&last);
-            if own_pit && next.board[last] == 1 {
+        let last = next.sow(pit.offset());
+        if last != pits {
+            if last < pits && next.byte(last) == 1 {
                 let opposite = 2 * pits - last;
-                let taken = next.board[opposite];
+                let taken = next.byte(opposite);
                 if taken > 0 || self.options.empty_capture {
-                    next.board[own_store] += taken + 1;
-                    next.board[opposite] = 0;
-                    next.board[last] = 0;
+                    next.ring &= !(0xff << (8 * last) | 0xff << (8 * opposite));
+                    next.ring += u128::from(taken + 1) << (8 * pits);
                 }
             }
-            next.turn = mover.opponent();
+            next.pass_turn();
         }
         next.settle_end();
         next
@@ -346,15 +401,16 @@ impl Position for Kalah {
     }
 
     fn row(&self, player: Player) -> [u8; 6] {
+        let word = self.row_word(player).to_le_bytes();
         let mut row = [0; 6];
-        row[..self.pits()].copy_from_slice(self.row_slice(player));
+        row.copy_from_slice(&word[..6]);
         row
     }
 
     #[inline]
     fn hash64(&self) -> u64 {
-        let mut bytes = [0; 16];
-        bytes[..14].copy_from_slice(&self.board);
+        // The ring uses 14 bytes at most; the turn makes it absolute.
+        let mut bytes = self.ring.to_le_bytes();
         bytes[14] = self.turn as u8;
         bytes[15] = self.status;
         let options = u64::from(self.options.pits)
@@ -384,15 +440,11 @@ mod tests {
 
     /// A position from explicit rows (pit 1 first) and stores.
     fn kalah(options: KalahOptions, rows: [&[u8]; 2], stores: [u8; 2], turn: Player) -> Kalah {
-        let mut position = Kalah::new(options);
-        let pits = options.pits() as usize;
-        for player in Player::BOTH {
-            let start = position.row_start(player);
-            position.board[start..start + pits].copy_from_slice(rows[player.index()]);
-            position.board[start + pits] = stores[player.index()];
+        let mut full = [[0; 6]; 2];
+        for player in 0..2 {
+            full[player][..rows[player].len()].copy_from_slice(rows[player]);
         }
-        position.turn = turn;
-        position
+        Kalah::from_parts(options, full, stores, turn).unwrap()
     }
 
     #[test]
@@ -405,22 +457,16 @@ mod tests {
 
     #[test]
     fn extra_turns_chain() {
-        // Pit 3 lands in the store, then pit 6 (now 5 stones) does not, but
-        // pit 6 with exactly one stone would: build that chain explicitly.
-        let position = kalah(
-            KalahOptions::default(),
-            [&[0, 0, 0, 1, 2, 1], &[1; 6]],
-            [0, 0],
-            Player::South,
-        );
+        let rows: [&[u8]; 2] = [&[0, 0, 0, 1, 2, 1], &[1; 6]];
+        let position = kalah(KalahOptions::default(), rows, [20, 18], Player::South);
         let after_six = position.play(pit(6)).unwrap();
         assert_eq!(after_six.turn(), Player::South, "first extra turn");
         let after_five = after_six.play(pit(5)).unwrap();
         assert_eq!(after_five.turn(), Player::South, "second extra turn");
-        assert_eq!(after_five.score(), [2, 0]);
+        assert_eq!(after_five.score(), [22, 18]);
         let after_six_again = after_five.play(pit(6)).unwrap();
         assert_eq!(after_six_again.turn(), Player::South, "third extra turn");
-        assert_eq!(after_six_again.score(), [3, 0]);
+        assert_eq!(after_six_again.score(), [23, 18]);
         assert_eq!(after_six_again.row(Player::South), [0, 0, 0, 1, 0, 0]);
         assert_eq!(after_six_again.end_reason(), None);
     }
@@ -433,12 +479,12 @@ mod tests {
             let position = kalah(
                 KalahOptions::default(),
                 [&rows[0], &rows[1]],
-                [0, 0],
+                [9, 9],
                 Player::South,
             );
             let next = position.play(pit(from)).unwrap();
-            // Opposite pit had 2 and received one stone on the lap: 3 + the
-            // last stone go to the store, on top of the one lap stone.
+            // The opposite pit had 2 and got one stone on the lap: those 3
+            // and the last stone go to the store, after the lap's own stone.
             assert_eq!(
                 next.row(Player::South)[usize::from(from - 1)],
                 0,
@@ -449,27 +495,27 @@ mod tests {
                 0,
                 "pit {from}"
             );
-            assert_eq!(next.score(), [1 + 3 + 1, 0], "pit {from}");
+            assert_eq!(next.score(), [9 + 1 + 3 + 1, 9], "pit {from}");
             assert_eq!(next.turn(), Player::North);
-            assert_eq!(next.total_stones(), position.total_stones());
+            assert_eq!(next.total_stones(), 48);
         }
     }
 
     #[test]
     fn empty_opposite_pit_blocks_the_capture_unless_empty_capture() {
         let rows: [&[u8]; 2] = [&[1, 0, 3, 3, 3, 3], &[3, 3, 3, 3, 0, 3]];
-        let plain = kalah(KalahOptions::default(), rows, [0, 0], Player::South);
+        let plain = kalah(KalahOptions::default(), rows, [10, 10], Player::South);
         let next = plain.play(pit(1)).unwrap();
         assert_eq!(
             next.row(Player::South),
             [0, 1, 3, 3, 3, 3],
             "the stone stays"
         );
-        assert_eq!(next.score(), [0, 0]);
+        assert_eq!(next.score(), [10, 10]);
         assert_eq!(next.turn(), Player::North);
 
         let options = KalahOptions::default().with_empty_capture(true);
-        let next = kalah(options, rows, [0, 0], Player::South)
+        let next = kalah(options, rows, [10, 10], Player::South)
             .play(pit(1))
             .unwrap();
         assert_eq!(
@@ -477,29 +523,28 @@ mod tests {
             [0, 0, 3, 3, 3, 3],
             "the lone stone is stored"
         );
-        assert_eq!(next.score(), [1, 0]);
+        assert_eq!(next.score(), [11, 10]);
+        assert_eq!(next.turn(), Player::North);
     }
 
     #[test]
     fn capture_takes_the_opposite_pit_and_the_last_stone() {
         let rows: [&[u8]; 2] = [&[1, 0, 3, 3, 3, 3], &[3, 3, 3, 3, 5, 3]];
-        let next = kalah(KalahOptions::default(), rows, [0, 0], Player::South)
-            .play(pit(1))
-            .unwrap();
+        let position = kalah(KalahOptions::default(), rows, [7, 8], Player::South);
+        let next = position.play(pit(1)).unwrap();
         assert_eq!(next.row(Player::South), [0, 0, 3, 3, 3, 3]);
         assert_eq!(next.row(Player::North), [3, 3, 3, 3, 0, 3]);
-        assert_eq!(next.score(), [6, 0]);
+        assert_eq!(next.score(), [13, 8]);
     }
 
     #[test]
     fn sowing_skips_the_opponents_store() {
-        // South's pit 6 with 8 stones: store, North 1..6, (skip North store),
-        // South pit 1.
+        // South's pit 6 with 8 stones: store, North 1..6, (skip North's
+        // store), South pit 1.
         let rows: [&[u8]; 2] = [&[1, 1, 1, 1, 1, 8], &[1; 6]];
-        let next = kalah(KalahOptions::default(), rows, [0, 0], Player::South)
-            .play(pit(6))
-            .unwrap();
-        assert_eq!(next.score(), [1, 0]);
+        let position = kalah(KalahOptions::default(), rows, [14, 15], Player::South);
+        let next = position.play(pit(6)).unwrap();
+        assert_eq!(next.score(), [15, 15]);
         assert_eq!(next.row(Player::North), [2; 6]);
         assert_eq!(next.row(Player::South), [2, 1, 1, 1, 1, 0]);
     }
@@ -507,15 +552,15 @@ mod tests {
     #[test]
     fn immediate_end_sweeps_both_rows_when_either_empties() {
         let rows: [&[u8]; 2] = [&[0, 0, 0, 0, 0, 1], &[2, 0, 0, 0, 0, 3]];
-        let next = kalah(KalahOptions::default(), rows, [20, 22], Player::South)
-            .play(pit(6))
-            .unwrap();
+        let position = kalah(KalahOptions::default(), rows, [20, 22], Player::South);
+        let next = position.play(pit(6)).unwrap();
         // The last stone lands in the store (an extra turn), but South's row
         // is empty, so the game ends and North sweeps 5.
         assert_eq!(next.end_reason(), Some(EndReason::SideEmpty));
         assert_eq!(next.score(), [21, 27]);
         assert_eq!(next.row(Player::North), [0; 6]);
         assert_eq!(next.legal_moves(), PitSet::EMPTY);
+        assert_eq!(next.outcome().unwrap().result_str(), "p1");
     }
 
     #[test]
@@ -533,8 +578,9 @@ mod tests {
         // South empties their row and the turn passes: North still has
         // stones, so play goes on (under `immediate` it would end).
         let rows: [&[u8]; 2] = [&[0, 0, 0, 0, 0, 3], &[2, 0, 0, 0, 0, 3]];
-        let start = kalah(options, rows, [20, 20], Player::South);
-        let next = start.play(pit(6)).unwrap();
+        let next = kalah(options, rows, [20, 20], Player::South)
+            .play(pit(6))
+            .unwrap();
         assert_eq!(next.end_reason(), None);
         assert_eq!(next.turn(), Player::North);
         assert_eq!(next.row(Player::North), [3, 1, 0, 0, 0, 3]);
@@ -568,6 +614,26 @@ mod tests {
             next.play(pit(3)),
             Err(crate::PlayError::EmptyPit { pit: 3 })
         );
+    }
+
+    #[test]
+    fn set_up_positions_must_conserve_stones() {
+        let options = KalahOptions::default();
+        assert_eq!(
+            Kalah::from_parts(options, [[4; 6], [4; 6]], [1, 0], Player::South),
+            Err(PositionError::StoneCount {
+                found: 49,
+                expected: 48
+            })
+        );
+        let rows = [[4; 6], [5, 4, 4, 4, 4, 3]];
+        let north_to_move = Kalah::from_parts(options, rows, [0, 0], Player::North).unwrap();
+        assert_eq!(north_to_move.row(Player::North), [5, 4, 4, 4, 4, 3]);
+        assert_eq!(north_to_move.row(Player::South), [4; 6]);
+        let next = north_to_move.play(pit(6)).unwrap();
+        assert_eq!(next.turn(), Player::South);
+        assert_eq!(next.score(), [0, 1]);
+        assert_eq!(next.row(Player::South), [5, 5, 4, 4, 4, 4]);
     }
 
     #[test]

@@ -38,5 +38,7 @@ pub use mangala::Mangala;
 pub use oware::Oware;
 pub use perft::{perft, perft_position};
 pub use position::Position;
-pub use types::{EndReason, InvalidPlayer, Outcome, Pit, PitSet, PlayError, Player, Winner};
+pub use types::{
+    EndReason, InvalidPlayer, Outcome, Pit, PitSet, PlayError, Player, PositionError, Winner,
+};
 pub use variant::{AnyPosition, Variant};

@@ -2,11 +2,12 @@
 //! captures of 2, 4 or 6 in either row, forced passes.
 
 use crate::position::{Position, hash_bytes, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player};
+use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
 
 const HOLES: usize = 12;
 const ROW: usize = 6;
 const STONES: u8 = 6;
+const TOTAL: u32 = HOLES as u32 * STONES as u32;
 
 /// A Mangala II position. Holes 0..6 are South's 1..6, holes 6..12 North's;
 /// sowing walks the ring upwards.
@@ -39,7 +40,23 @@ impl Mangala {
     /// A position from explicit rows (hole 1 first), tallies and player to
     /// move, for analysis and tests. The end and pass rules are applied as if
     /// a move had just led here.
-    pub fn from_parts(rows: [[u8; ROW]; 2], captured: [u8; 2], turn: Player) -> Mangala {
+    pub fn from_parts(
+        rows: [[u8; ROW]; 2],
+        captured: [u8; 2],
+        turn: Player,
+    ) -> Result<Mangala, PositionError> {
+        let found = rows
+            .iter()
+            .flatten()
+            .chain(&captured)
+            .map(|&s| u32::from(s))
+            .sum();
+        if found != TOTAL {
+            return Err(PositionError::StoneCount {
+                found,
+                expected: TOTAL,
+            });
+        }
         let mut holes = [0; HOLES];
         holes[..ROW].copy_from_slice(&rows[0]);
         holes[ROW..].copy_from_slice(&rows[1]);
@@ -50,7 +67,7 @@ impl Mangala {
             status: 0,
         };
         position.settle(turn);
-        position
+        Ok(position)
     }
 
     /// Stones a player has captured.
@@ -206,9 +223,10 @@ mod tests {
     fn last_stone_making_an_even_count_captures_in_the_own_row_too() {
         // South hole 3 with 2 stones: holes 4 and 5; hole 5 had 1 and now 2,
         // hole 4 had 3 and now 4: both captured (own row).
-        let position = Mangala::from_parts([[6, 6, 2, 3, 1, 6], [6; 6]], [0, 0], Player::South);
+        let position =
+            Mangala::from_parts([[6, 6, 2, 3, 1, 6], [6; 6]], [6, 6], Player::South).unwrap();
         let next = position.play(pit(3)).unwrap();
-        assert_eq!(next.score(), [6, 0]);
+        assert_eq!(next.score(), [12, 6]);
         assert_eq!(next.row(Player::South), [6, 6, 0, 0, 0, 6]);
     }
 
@@ -219,24 +237,26 @@ mod tests {
         // the emptied start: chain 4 + 6 + 2.
         let position = Mangala::from_parts(
             [[6, 6, 6, 6, 3, 1], [5, 3, 6, 6, 6, 6]],
-            [0, 0],
+            [6, 6],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(5)).unwrap();
-        assert_eq!(next.score(), [12, 0]);
+        assert_eq!(next.score(), [18, 6]);
         assert_eq!(next.row(Player::South), [6, 6, 6, 6, 0, 0]);
         assert_eq!(next.row(Player::North), [0, 0, 6, 6, 6, 6]);
     }
 
     #[test]
     fn twelve_stones_drop_one_back_into_the_start() {
-        let position = Mangala::from_parts([[12, 0, 0, 0, 0, 0], [1; 6]], [0, 0], Player::South);
+        let position =
+            Mangala::from_parts([[12, 0, 0, 0, 0, 0], [1; 6]], [27, 27], Player::South).unwrap();
         let next = position.play(pit(1)).unwrap();
         // Every hole gets one; the last falls in the start, which then holds
         // 1: no capture.
         assert_eq!(next.row(Player::South), [1, 1, 1, 1, 1, 1]);
         assert_eq!(next.row(Player::North), [2; 6]);
-        assert_eq!(next.score(), [0, 0]);
+        assert_eq!(next.score(), [27, 27]);
     }
 
     #[test]
@@ -248,7 +268,8 @@ mod tests {
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 3]],
             [30, 38],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.turn(), Player::North);
         let after_north = next.play(pit(1)).unwrap();
@@ -263,7 +284,8 @@ mod tests {
             [[0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]],
             [34, 36],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.score(), [36, 36]);
         assert_eq!(next.end_reason(), Some(EndReason::BoardEmpty));

@@ -2,11 +2,12 @@
 //! or 3 on the opponent's side, the grand slam rule and feeding.
 
 use crate::position::{Position, hash_bytes, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player};
+use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
 
 const PITS: usize = 12;
 const ROW: usize = 6;
 const SEEDS: u8 = 4;
+const TOTAL: u32 = PITS as u32 * SEEDS as u32;
 /// More than half of the 48 seeds decides the game at once (rule 5(a)).
 const MAJORITY: u8 = 25;
 
@@ -41,7 +42,23 @@ impl Oware {
     /// A position from explicit rows (pit 1 first), tallies and player to
     /// move, for analysis and tests. The end rules are applied as if a move
     /// had just led here, so a finished position reports its end.
-    pub fn from_parts(rows: [[u8; ROW]; 2], captured: [u8; 2], turn: Player) -> Oware {
+    pub fn from_parts(
+        rows: [[u8; ROW]; 2],
+        captured: [u8; 2],
+        turn: Player,
+    ) -> Result<Oware, PositionError> {
+        let found = rows
+            .iter()
+            .flatten()
+            .chain(&captured)
+            .map(|&s| u32::from(s))
+            .sum();
+        if found != TOTAL {
+            return Err(PositionError::StoneCount {
+                found,
+                expected: TOTAL,
+            });
+        }
         let mut pits = [0; PITS];
         pits[..ROW].copy_from_slice(&rows[0]);
         pits[ROW..].copy_from_slice(&rows[1]);
@@ -52,7 +69,7 @@ impl Oware {
             status: 0,
         };
         position.settle_end();
-        position
+        Ok(position)
     }
 
     /// Seeds a player has captured.
@@ -273,18 +290,20 @@ mod tests {
     fn twelve_or_more_seeds_skip_the_starting_pit() {
         // South pit 1 with 12 seeds: 11 go round, the 12th lands in pit 2
         // after skipping pit 1.
-        let position = Oware::from_parts([[12, 0, 0, 0, 0, 1], [1; 6]], [0, 23], Player::South);
+        let position =
+            Oware::from_parts([[12, 0, 0, 0, 0, 1], [1; 6]], [6, 23], Player::South).unwrap();
         let next = position.play(pit(1)).unwrap();
         assert_eq!(next.row(Player::South), [0, 2, 1, 1, 1, 2]);
         assert_eq!(next.row(Player::North), [2; 6]);
         // Exactly 11 seeds: the last one lands just before the start.
-        let position = Oware::from_parts([[0, 11, 0, 0, 0, 0], [1; 6]], [0, 25 - 1], Player::South);
+        let position =
+            Oware::from_parts([[0, 11, 0, 0, 0, 0], [1; 6]], [7, 24], Player::South).unwrap();
         let next = position.play(pit(2)).unwrap();
         assert_eq!(next.row(Player::South), [1, 0, 1, 1, 1, 1]);
         assert_eq!(next.row(Player::North), [2; 6]);
         assert_eq!(
             next.score(),
-            [0, 24],
+            [7, 24],
             "the last seed fell on South's own pit 1"
         );
     }
@@ -295,11 +314,12 @@ mod tests {
         // 1, 2, 1 before: they become 2, 3, 2 and all are captured.
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 3], [1, 2, 1, 4, 4, 4]],
-            [0, 0],
+            [4, 5],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
-        assert_eq!(next.score(), [7, 0]);
+        assert_eq!(next.score(), [11, 5]);
         assert_eq!(next.row(Player::North), [0, 0, 0, 4, 4, 4]);
     }
 
@@ -307,12 +327,13 @@ mod tests {
     fn chain_stops_at_a_pit_that_is_not_two_or_three() {
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 3], [1, 0, 1, 4, 4, 4]],
-            [0, 0],
+            [5, 6],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         // North pit 2 becomes 1: only pit 3 (2 seeds) is captured.
-        assert_eq!(next.score(), [2, 0]);
+        assert_eq!(next.score(), [7, 6]);
         assert_eq!(next.row(Player::North), [2, 1, 0, 4, 4, 4]);
     }
 
@@ -320,19 +341,21 @@ mod tests {
     fn grand_slam_captures_nothing() {
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 2], [1, 2, 0, 0, 0, 0]],
-            [10, 11],
+            [11, 12],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         // Both North pits would be captured: that is all North has, so none is.
-        assert_eq!(next.score(), [10, 11]);
+        assert_eq!(next.score(), [11, 12]);
         assert_eq!(next.row(Player::North), [2, 3, 0, 0, 0, 0]);
         assert_eq!(next.end_reason(), None);
     }
 
     #[test]
     fn the_mover_must_feed_an_empty_opponent() {
-        let position = Oware::from_parts([[5, 1, 0, 0, 0, 1], [0; 6]], [20, 21], Player::South);
+        let position =
+            Oware::from_parts([[5, 1, 0, 0, 0, 1], [0; 6]], [20, 21], Player::South).unwrap();
         let legal: Vec<u8> = position.legal_moves().map(Pit::get).collect();
         assert_eq!(legal, [6], "only pit 6 reaches North");
         assert_eq!(position.play(pit(1)), Err(PlayError::MustFeed { pit: 1 }));
@@ -346,7 +369,8 @@ mod tests {
             [[0, 0, 0, 0, 0, 1], [2, 4, 4, 4, 4, 5]],
             [24, 0],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.score(), [27, 0]);
         assert_eq!(next.end_reason(), Some(EndReason::Majority));
@@ -363,7 +387,8 @@ mod tests {
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0]],
             [24, 22],
             Player::South,
-        );
+        )
+        .unwrap();
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.end_reason(), Some(EndReason::CannotFeed));
         assert_eq!(next.score(), [24, 24]);
@@ -374,13 +399,15 @@ mod tests {
     fn a_player_with_no_seeds_to_move_loses_the_rest() {
         // Rule (b) cannot arise from the start position under feeding and
         // grand slam, but a set-up position shows it.
-        let position = Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [21, 25], Player::South);
+        let position =
+            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [21, 25], Player::South).unwrap();
         assert_eq!(
             position.end_reason(),
             Some(EndReason::Majority),
             "(a) comes before (b)"
         );
-        let position = Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [23, 23], Player::South);
+        let position =
+            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [23, 23], Player::South).unwrap();
         assert_eq!(position.end_reason(), Some(EndReason::NoStones));
         assert_eq!(position.score(), [23, 25]);
     }
@@ -391,7 +418,8 @@ mod tests {
             [[1, 0, 0, 0, 0, 2], [0, 0, 3, 0, 0, 0]],
             [20, 22],
             Player::South,
-        );
+        )
+        .unwrap();
         let ended = position.end_by_repetition();
         assert_eq!(ended.score(), [23, 25]);
         assert_eq!(ended.end_reason(), Some(EndReason::Repetition));

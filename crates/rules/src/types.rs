@@ -227,6 +227,15 @@ impl PlayError {
     }
 }
 
+/// A set-up position that no game of its variant could reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// Stones are not conserved: the board, stores and tallies must hold
+    /// exactly the variant's stones.
+    #[error("the position holds {found} stones; the variant has {expected}")]
+    StoneCount { found: u32, expected: u32 },
+}
+
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
