@@ -36,7 +36,7 @@ pub use game::{Game, Record, ReplayError};
 pub use kalah::{Kalah, KalahEnd, KalahOptions, KalahOptionsError};
 pub use mangala::Mangala;
 pub use oware::Oware;
-pub use perft::{perft, perft_position};
+pub use perft::{perft, perft_any, perft_position};
 pub use position::Position;
 pub use types::{
     EndReason, InvalidPlayer, Outcome, Pit, PitSet, PlayError, Player, PositionError, Winner,

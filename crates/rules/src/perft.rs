@@ -7,6 +7,8 @@
 
 use crate::game::{Game, History};
 use crate::position::Position;
+use crate::types::Pit;
+use crate::variant::AnyPosition;
 
 /// Counts the move sequences of length `depth` from the game's position,
 /// applying the repetition rule against the game's history.
@@ -16,6 +18,26 @@ pub fn perft<P: Position>(game: &Game<P>, depth: u32) -> u64 {
         perft_with_history(&mut history, depth)
     } else {
         perft_position(game.position(), depth)
+    }
+}
+
+/// [`perft`] for a game whose variant is chosen at run time: dispatches on
+/// the variant once instead of at every node.
+pub fn perft_any(game: &Game<AnyPosition>, depth: u32) -> u64 {
+    fn concrete<P: Position>(start: P, moves: &[Pit]) -> Game<P> {
+        let mut game = Game::new(start);
+        for &pit in moves {
+            // Each move was legal in the game being copied, so it is here.
+            if game.play(pit).is_err() {
+                break;
+            }
+        }
+        game
+    }
+    match *game.start() {
+        AnyPosition::Kalah(start) => perft(&concrete(start, game.moves()), depth),
+        AnyPosition::Oware(start) => perft(&concrete(start, game.moves()), depth),
+        AnyPosition::Mangala(start) => perft(&concrete(start, game.moves()), depth),
     }
 }
 

@@ -1,0 +1,135 @@
+//! The `mancala` binary as a user runs it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn mancala(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
+}
+
+#[test]
+fn replay_of_no_moves_prints_the_start() {
+    let output = mancala(&["replay", "--variant", "kalah", "--moves", ""]);
+    assert!(output.status.success());
+    assert_eq!(
+        json_of(&output),
+        json!({"variant": "kalah", "to_move": 0, "over": false,
+               "pits": [[4, 4, 4, 4, 4, 4], [4, 4, 4, 4, 4, 4]],
+               "score": [0, 0], "result": null})
+    );
+}
+
+#[test]
+fn replay_applies_extra_turns_and_options() {
+    let output = mancala(&["replay", "--variant", "kalah", "--moves", "3,6"]);
+    assert_eq!(
+        json_of(&output),
+        json!({"variant": "kalah", "to_move": 1, "over": false,
+               "pits": [[4, 4, 0, 5, 5, 0], [5, 5, 5, 5, 4, 4]],
+               "score": [2, 0], "result": null})
+    );
+    let small = mancala(&[
+        "replay",
+        "--variant",
+        "kalah",
+        "--pits",
+        "1",
+        "--seeds",
+        "1",
+        "--moves",
+        "1",
+    ]);
+    assert_eq!(
+        json_of(&small),
+        json!({"variant": "kalah", "to_move": 0, "over": true, "pits": [[0], [0]],
+               "score": [1, 1], "result": "draw"})
+    );
+}
+
+#[test]
+fn replay_of_oware_and_mangala() {
+    let oware = json_of(&mancala(&["replay", "--variant", "oware", "--moves", "6"]));
+    assert_eq!(
+        oware["pits"],
+        json!([[4, 4, 4, 4, 4, 0], [5, 5, 5, 5, 4, 4]])
+    );
+    assert_eq!(oware["to_move"], 1);
+    let mangala = json_of(&mancala(&[
+        "replay",
+        "--variant",
+        "mangala",
+        "--moves",
+        "1",
+    ]));
+    assert_eq!(
+        mangala["pits"],
+        json!([[0, 7, 7, 7, 7, 7], [7, 6, 6, 6, 6, 6]])
+    );
+}
+
+#[test]
+fn an_illegal_move_exits_2_naming_the_ply_and_the_reason() {
+    let output = mancala(&["replay", "--variant", "kalah", "--moves", "3,3"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = json_of(&output);
+    assert_eq!(error["error"], "empty_pit");
+    assert_eq!(error["ply"], 2);
+    let output = mancala(&["replay", "--variant", "kalah", "--moves", "1,9"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(json_of(&output)["error"], "pit_out_of_range");
+    let output = mancala(&["replay", "--variant", "oware", "--moves", "1,x"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(json_of(&output)["error"], "invalid_move");
+    assert_eq!(json_of(&output)["ply"], 2);
+}
+
+#[test]
+fn bad_flags_are_usage_errors_not_panics() {
+    for args in [
+        &["replay", "--variant", "oware", "--seeds", "5"][..],
+        &["replay", "--variant", "kalah", "--seeds", "9"],
+        &["replay", "--variant", "chess"],
+        &["perft", "--variant", "kalah"],
+    ] {
+        let output = mancala(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.is_empty(), "{args:?} explains itself");
+    }
+}
+
+#[test]
+fn perft_prints_the_count_and_json_with_the_rate() {
+    let output = mancala(&["perft", "--variant", "kalah", "--depth", "4"]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "942");
+    let report = json_of(&mancala(&[
+        "perft",
+        "--variant",
+        "mangala",
+        "--depth",
+        "3",
+        "--json",
+    ]));
+    assert_eq!(report["nodes"], 206);
+    assert!(report["nodes_per_second"].is_number());
+}
+
+#[test]
+fn help_describes_every_command() {
+    let output = mancala(&["--help"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("replay") && text.contains("perft"));
+    let output = mancala(&["replay", "--help"]);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("--empty-capture"));
+}
