@@ -91,6 +91,7 @@ impl Mangala {
     #[inline]
     fn settle(&mut self, next: Player) {
         if self.holes.iter().all(|&stones| stones == 0) {
+            self.turn = next;
             self.status = status_code(Some(EndReason::BoardEmpty));
         } else if self.row_is_empty(next) {
             self.turn = next.opponent();

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub, dead_code)]
 
+mod games;
 mod perft;
 mod properties;
 mod reference;

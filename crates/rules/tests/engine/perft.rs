@@ -1,8 +1,8 @@
 //! Perft counts pinned in `tests/perft.txt`.
 
-use mancala_rules::{Game, perft, perft_any};
+use mancala_rules::{perft, perft_any};
 
-use crate::support::parse_variant;
+use crate::support::parse_game;
 
 const GOLDEN: &str = include_str!("../perft.txt");
 
@@ -16,7 +16,7 @@ fn perft_matches_the_pinned_numbers() {
         let (variant, counts) = line
             .split_once(':')
             .expect("a ':' between variant and counts");
-        let game = Game::from_variant(parse_variant(variant));
+        let game = parse_game(variant);
         for (index, expected) in counts.split_whitespace().enumerate() {
             let depth = index as u32 + 1;
             let expected: u64 = expected.parse().unwrap();

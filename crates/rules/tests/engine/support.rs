@@ -1,8 +1,22 @@
 //! Helpers shared by the integration tests.
 
-use mancala_rules::{KalahEnd, KalahOptions, Variant};
+use mancala_rules::{Game, KalahEnd, KalahOptions, Pit, Variant};
 
 use crate::reference;
+
+/// Parses `kalah pits=6 seeds=4 empty_capture end=on_turn`, `oware` or
+/// `mangala`, optionally followed by `moves=3,1,6`, into the game reached.
+pub fn parse_game(text: &str) -> Game {
+    let (variant, moves) = match text.split_once("moves=") {
+        Some((variant, moves)) => (variant, moves.trim()),
+        None => (text, ""),
+    };
+    let mut game = Game::from_variant(parse_variant(variant));
+    for pit in moves.split(',').filter(|pit| !pit.is_empty()) {
+        game.play(Pit::new(pit.parse().unwrap()).unwrap()).unwrap();
+    }
+    game
+}
 
 /// Parses `kalah pits=6 seeds=4 empty_capture end=on_turn`, `oware` or
 /// `mangala`.
