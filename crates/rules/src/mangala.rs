@@ -1,7 +1,7 @@
 //! Mangala II (RULES.md, "Mangala II"): twelve holes, six stones each,
 //! captures of 2, 4 or 6 in either row, forced passes.
 
-use crate::position::{Position, hash_bytes, status_code};
+use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};
 use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
 
 const HOLES: usize = 12;
@@ -45,21 +45,7 @@ impl Mangala {
         captured: [u8; 2],
         turn: Player,
     ) -> Result<Mangala, PositionError> {
-        let found = rows
-            .iter()
-            .flatten()
-            .chain(&captured)
-            .map(|&s| u32::from(s))
-            .sum();
-        if found != TOTAL {
-            return Err(PositionError::StoneCount {
-                found,
-                expected: TOTAL,
-            });
-        }
-        let mut holes = [0; HOLES];
-        holes[..ROW].copy_from_slice(&rows[0]);
-        holes[ROW..].copy_from_slice(&rows[1]);
+        let holes = ring_of_twelve(rows, captured, TOTAL)?;
         let mut position = Mangala {
             holes,
             captured,
@@ -178,13 +164,13 @@ impl Position for Mangala {
 
     #[inline]
     fn hash64(&self) -> u64 {
-        let mut bytes = [0; 16];
-        bytes[..HOLES].copy_from_slice(&self.holes);
-        bytes[12] = self.captured[0];
-        bytes[13] = self.captured[1];
-        bytes[14] = self.turn as u8;
-        bytes[15] = self.status;
-        hash_bytes(bytes, 0x4d41_4e47_0000_0000)
+        hash_ring_of_twelve(
+            &self.holes,
+            self.captured,
+            self.turn,
+            self.status,
+            0x4d41_4e47_0000_0000,
+        )
     }
 
     fn can_repeat(&self) -> bool {

@@ -1,7 +1,7 @@
 //! Oware / Abapa (RULES.md, "Oware"): a ring of twelve pits, captures of 2
 //! or 3 on the opponent's side, the grand slam rule and feeding.
 
-use crate::position::{Position, hash_bytes, status_code};
+use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};
 use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
 
 const PITS: usize = 12;
@@ -47,21 +47,7 @@ impl Oware {
         captured: [u8; 2],
         turn: Player,
     ) -> Result<Oware, PositionError> {
-        let found = rows
-            .iter()
-            .flatten()
-            .chain(&captured)
-            .map(|&s| u32::from(s))
-            .sum();
-        if found != TOTAL {
-            return Err(PositionError::StoneCount {
-                found,
-                expected: TOTAL,
-            });
-        }
-        let mut pits = [0; PITS];
-        pits[..ROW].copy_from_slice(&rows[0]);
-        pits[ROW..].copy_from_slice(&rows[1]);
+        let pits = ring_of_twelve(rows, captured, TOTAL)?;
         let mut position = Oware {
             pits,
             captured,
@@ -245,13 +231,13 @@ impl Position for Oware {
 
     #[inline]
     fn hash64(&self) -> u64 {
-        let mut bytes = [0; 16];
-        bytes[..PITS].copy_from_slice(&self.pits);
-        bytes[12] = self.captured[0];
-        bytes[13] = self.captured[1];
-        bytes[14] = self.turn as u8;
-        bytes[15] = self.status;
-        hash_bytes(bytes, 0x4f57_4152_4500_0000)
+        hash_ring_of_twelve(
+            &self.pits,
+            self.captured,
+            self.turn,
+            self.status,
+            0x4f57_4152_4500_0000,
+        )
     }
 
     fn can_repeat(&self) -> bool {

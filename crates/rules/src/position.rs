@@ -3,7 +3,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use crate::types::{EndReason, Outcome, Pit, PitSet, PlayError, Player};
+use crate::types::{EndReason, Outcome, Pit, PitSet, PlayError, Player, PositionError};
 
 /// A position of one variant: the pits, the stores or captured tallies, the
 /// player to move and, once the game has ended, why.
@@ -127,6 +127,48 @@ pub(crate) fn hash_bytes(bytes: [u8; 16], tag: u64) -> u64 {
 fn fold_multiply(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// The twelve pits of a storeless board (Oware, Mangala) from two rows, after
+/// checking that rows and tallies hold exactly `total` stones.
+pub(crate) fn ring_of_twelve(
+    rows: [[u8; 6]; 2],
+    captured: [u8; 2],
+    total: u32,
+) -> Result<[u8; 12], PositionError> {
+    let found = rows
+        .iter()
+        .flatten()
+        .chain(&captured)
+        .map(|&s| u32::from(s))
+        .sum();
+    if found != total {
+        return Err(PositionError::StoneCount {
+            found,
+            expected: total,
+        });
+    }
+    let mut pits = [0; 12];
+    pits[..6].copy_from_slice(&rows[0]);
+    pits[6..].copy_from_slice(&rows[1]);
+    Ok(pits)
+}
+
+/// The hash of a storeless board: its pits, tallies, turn and status.
+pub(crate) fn hash_ring_of_twelve(
+    pits: &[u8; 12],
+    captured: [u8; 2],
+    turn: Player,
+    status: u8,
+    tag: u64,
+) -> u64 {
+    let mut bytes = [0; 16];
+    bytes[..12].copy_from_slice(pits);
+    bytes[12] = captured[0];
+    bytes[13] = captured[1];
+    bytes[14] = turn as u8;
+    bytes[15] = status;
+    hash_bytes(bytes, tag)
 }
 
 /// Encodes an optional end reason in one byte: 0 while the game goes on.
