@@ -1,6 +1,9 @@
 //! `mancala`: the rules engine on the command line.
 
+mod ai;
+mod matches;
 mod perft;
+mod solve;
 mod position_args;
 mod replay;
 
@@ -22,6 +25,12 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of a given length (perft).
     Perft(perft::PerftArgs),
+    /// Solve a Kalah position exactly: its value and every best move.
+    Solve(solve::SolveArgs),
+    /// The AI's move for a position, and its evaluation.
+    Ai(ai::AiArgs),
+    /// Play an AI-against-AI match with sides alternating.
+    Match(matches::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +38,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Perft(args) => perft::run(&args),
+        Command::Solve(args) => solve::run(&args),
+        Command::Ai(args) => ai::run(&args),
+        Command::Match(args) => matches::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -43,6 +55,8 @@ pub(crate) enum Failure {
     Input(serde_json::Value),
     /// Bad flags: exit code 2 with a message on standard error.
     Usage(String),
+    /// Already reported: exit with this code.
+    Exit(u8),
 }
 
 impl Failure {
@@ -50,6 +64,7 @@ impl Failure {
         match self {
             Failure::Input(error) => println!("{error}"),
             Failure::Usage(message) => eprintln!("error: {message}"),
+            Failure::Exit(code) => return ExitCode::from(code),
         }
         ExitCode::from(2)
     }

@@ -3,7 +3,7 @@
 
 use crate::position::Position;
 use crate::types::{Outcome, Pit, PlayError};
-use crate::variant::{AnyPosition, Variant};
+use crate::variant::{AnyPosition, FromAny, Variant};
 
 /// Every position of a game, the start first, each with the index where its
 /// capture-free stretch begins.
@@ -139,6 +139,16 @@ impl Game<AnyPosition> {
     /// The rule set.
     pub fn variant(&self) -> Variant {
         self.start().variant()
+    }
+
+    /// The same game over its variant's own position type, which skips the
+    /// run-time dispatch in hot loops; `None` when the variant is not `P`.
+    pub fn concrete<P: FromAny>(&self) -> Option<Game<P>> {
+        let mut game = Game::new(P::from_any(self.start())?);
+        for &pit in &self.moves {
+            game.play(pit).ok()?;
+        }
+        Some(game)
     }
 
     /// The record that replays this game: its variant and its moves.

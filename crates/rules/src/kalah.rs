@@ -253,6 +253,23 @@ impl Kalah {
         self.options
     }
 
+    /// The pits and the player to move, without the stores. Positions with
+    /// the same key play out alike, the stores only adding to the final
+    /// score, so a solver can share work between them.
+    pub fn pits_key(&self) -> u128 {
+        let pits = self.pits();
+        let stores = 0xff << (8 * pits) | 0xff << (8 * (2 * pits + 1));
+        self.ring & !stores | u128::from(self.turn as u8) << 112
+    }
+
+    /// Stones left in the pits of both sides.
+    pub fn stones_in_pits(&self) -> u8 {
+        let pits = self.pits();
+        let front = self.ring as u64 & low_bytes(pits) as u64;
+        let back = (self.ring >> (8 * (pits + 1))) as u64 & low_bytes(pits) as u64;
+        byte_sum(front) + byte_sum(back)
+    }
+
     /// Stones in a player's store.
     pub fn store(&self, player: Player) -> u8 {
         self.byte(self.side_start(player) + self.pits())

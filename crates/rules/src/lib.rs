@@ -41,4 +41,4 @@ pub use position::Position;
 pub use types::{
     EndReason, InvalidPlayer, Outcome, Pit, PitSet, PlayError, Player, PositionError, Winner,
 };
-pub use variant::{AnyPosition, Variant};
+pub use variant::{AnyPosition, FromAny, Variant};

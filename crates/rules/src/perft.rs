@@ -7,8 +7,8 @@
 
 use crate::game::{Game, History};
 use crate::position::Position;
-use crate::types::Pit;
 use crate::variant::AnyPosition;
+use crate::{Kalah, Mangala, Oware};
 
 /// Counts the move sequences of length `depth` from the game's position,
 /// applying the repetition rule against the game's history.
@@ -24,20 +24,14 @@ pub fn perft<P: Position>(game: &Game<P>, depth: u32) -> u64 {
 /// [`perft`] for a game whose variant is chosen at run time: dispatches on
 /// the variant once instead of at every node.
 pub fn perft_any(game: &Game<AnyPosition>, depth: u32) -> u64 {
-    fn concrete<P: Position>(start: P, moves: &[Pit]) -> Game<P> {
-        let mut game = Game::new(start);
-        for &pit in moves {
-            // Each move was legal in the game being copied, so it is here.
-            if game.play(pit).is_err() {
-                break;
-            }
-        }
-        game
-    }
-    match *game.start() {
-        AnyPosition::Kalah(start) => perft(&concrete(start, game.moves()), depth),
-        AnyPosition::Oware(start) => perft(&concrete(start, game.moves()), depth),
-        AnyPosition::Mangala(start) => perft(&concrete(start, game.moves()), depth),
+    if let Some(game) = game.concrete::<Kalah>() {
+        perft(&game, depth)
+    } else if let Some(game) = game.concrete::<Oware>() {
+        perft(&game, depth)
+    } else if let Some(game) = game.concrete::<Mangala>() {
+        perft(&game, depth)
+    } else {
+        perft(game, depth)
     }
 }
 

@@ -70,6 +70,9 @@ impl Pit {
     /// The largest pit number of any board.
     pub const MAX: u8 = 6;
 
+    /// Pits 1 to 6, in order.
+    pub const ALL: [Pit; 6] = [Pit(1), Pit(2), Pit(3), Pit(4), Pit(5), Pit(6)];
+
     /// Parses a pit number, rejecting anything outside 1..=6.
     pub const fn new(number: u8) -> Result<Pit, PlayError> {
         if number >= 1 && number <= Pit::MAX {

@@ -78,6 +78,30 @@ impl AnyPosition {
     }
 }
 
+/// A variant's own position type, as held inside an [`AnyPosition`].
+pub trait FromAny: Position {
+    /// The position, when `position` is of this variant.
+    fn from_any(position: &AnyPosition) -> Option<Self>;
+}
+
+impl FromAny for Kalah {
+    fn from_any(position: &AnyPosition) -> Option<Kalah> {
+        if let AnyPosition::Kalah(position) = position { Some(*position) } else { None }
+    }
+}
+
+impl FromAny for Oware {
+    fn from_any(position: &AnyPosition) -> Option<Oware> {
+        if let AnyPosition::Oware(position) = position { Some(*position) } else { None }
+    }
+}
+
+impl FromAny for Mangala {
+    fn from_any(position: &AnyPosition) -> Option<Mangala> {
+        if let AnyPosition::Mangala(position) = position { Some(*position) } else { None }
+    }
+}
+
 macro_rules! dispatch {
     ($self:expr, $position:ident => $body:expr) => {
         match $self {

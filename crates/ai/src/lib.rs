@@ -1,0 +1,37 @@
+//! AI players for Kalah, Oware and Mangala II, and an exact Kalah solver.
+//!
+//! Pure like the rules crate: no IO, no clock, and randomness only from the
+//! seed a caller gives. A search is bounded by a [`Budget`]: a node count
+//! (reproducible) or a stop flag the caller trips at its own deadline.
+//!
+//! **Callers must not run a search on an async runtime's worker threads.**
+//! A move takes up to a few hundred milliseconds of CPU; services run it on
+//! the blocking pool (`tokio::task::spawn_blocking`) and trip the budget's
+//! stop flag when their deadline passes.
+//!
+//! ```
+//! use mancala_ai::{Ai, Level, Player};
+//! use mancala_rules::{Game, Kalah, Position};
+//!
+//! let game = Game::new(Kalah::default());
+//! let mut ai = Ai::<Kalah>::new(Level::Advanced, 7).unwrap();
+//! let decision = ai.choose(&game, &Level::Advanced.default_budget()).unwrap();
+//! assert!(game.position().legal_moves().contains(decision.pit));
+//! ```
+
+mod any;
+mod budget;
+mod calibration;
+mod eval;
+mod player;
+mod search;
+mod solver;
+mod table;
+
+pub use any::AnyAi;
+pub use budget::Budget;
+pub use calibration::rating;
+pub use eval::{Evaluate, SCALE};
+pub use player::{Ai, Decision, Level, LevelUnavailable, Player, UnknownLevel};
+pub use search::{SearchResult, Searcher};
+pub use solver::{Progress, Solution, Solver, SolverCache};

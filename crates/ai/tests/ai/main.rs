@@ -1,0 +1,6 @@
+//! The AI crate's integration tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod players;
+mod solver;

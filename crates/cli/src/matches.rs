@@ -1,0 +1,273 @@
+//! `mancala match`: AI against AI, sides alternating, with the score's
+//! confidence interval and the rating difference it implies.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use mancala_ai::{AnyAi, Budget, Decision, Level, Player};
+use mancala_rules::{AnyPosition, Game, Pit, Position, Variant, Winner};
+use serde_json::json;
+
+use crate::Failure;
+use crate::position_args::PositionArgs;
+
+/// A contestant: an AI level, or a player that picks uniformly at random.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Contestant {
+    Random,
+    Ai(Level),
+}
+
+impl std::str::FromStr for Contestant {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Contestant, String> {
+        if text == "random" {
+            return Ok(Contestant::Random);
+        }
+        text.parse().map(Contestant::Ai).map_err(|error: mancala_ai::UnknownLevel| format!("{error}, or random"))
+    }
+}
+
+impl std::fmt::Display for Contestant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Contestant::Random => f.write_str("random"),
+            Contestant::Ai(level) => f.write_str(level.name()),
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MatchArgs {
+    #[command(flatten)]
+    position: PositionArgs,
+    /// Player A: beginner, intermediate, advanced, perfect or random.
+    #[arg(long)]
+    a: Contestant,
+    /// Player B.
+    #[arg(long)]
+    b: Contestant,
+    /// Games to play; A moves first in the even-numbered ones.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Seed of the whole match: the same seed replays the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Plies of random opening before the players take over, the same for
+    /// both games of a pair, so that deterministic players meet new positions.
+    #[arg(long, default_value_t = 2)]
+    random_plies: usize,
+    /// Search at most this many nodes a move instead of each level's default.
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Games played at once (default: the number of cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print one JSON object: {"a_wins","draws","b_wins","score"}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Results from A's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    pub(crate) a_wins: u32,
+    pub(crate) draws: u32,
+    pub(crate) b_wins: u32,
+}
+
+impl Tally {
+    pub(crate) fn games(&self) -> u32 {
+        self.a_wins + self.draws + self.b_wins
+    }
+
+    /// A's share of the points, 0..=1.
+    pub(crate) fn score(&self) -> f64 {
+        (f64::from(self.a_wins) + 0.5 * f64::from(self.draws)) / f64::from(self.games().max(1))
+    }
+
+    /// The half-width of the 95% interval of the score (normal
+    /// approximation over per-game results).
+    pub(crate) fn margin(&self) -> f64 {
+        let n = f64::from(self.games().max(1));
+        let mean = self.score();
+        let square = (f64::from(self.a_wins) + 0.25 * f64::from(self.draws)) / n;
+        let variance = (square - mean * mean).max(0.0);
+        1.96 * (variance / n).sqrt()
+    }
+}
+
+/// The Elo difference that a score implies; clamped where the score is 0 or 1.
+pub(crate) fn elo_difference(score: f64) -> f64 {
+    let score = score.clamp(0.001, 0.999);
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+struct RandomPlayer(u64);
+
+impl RandomPlayer {
+    fn pick(&mut self, position: &AnyPosition) -> Option<Pit> {
+        let moves: Vec<Pit> = position.legal_moves().collect();
+        // splitmix64: enough for choosing among six moves.
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        moves.get((z % moves.len().max(1) as u64) as usize).copied()
+    }
+}
+
+enum Seat {
+    Random(RandomPlayer),
+    Ai(Box<AnyAi>, Budget),
+}
+
+impl Seat {
+    fn new(contestant: Contestant, variant: Variant, seed: u64, nodes: Option<u64>) -> Result<Seat, String> {
+        Ok(match contestant {
+            Contestant::Random => Seat::Random(RandomPlayer(seed)),
+            Contestant::Ai(level) => {
+                let ai = AnyAi::new(variant, level, seed).map_err(|error| error.to_string())?;
+                let budget = nodes.map_or_else(|| level.default_budget(), Budget::nodes);
+                Seat::Ai(Box::new(ai), budget)
+            }
+        })
+    }
+
+    fn choose(&mut self, game: &Game) -> Option<Pit> {
+        match self {
+            Seat::Random(random) => random.pick(game.position()),
+            Seat::Ai(ai, budget) => ai.choose(game, budget).map(|decision: Decision| decision.pit),
+        }
+    }
+}
+
+/// Plays one game; `Some(true)` when A wins, `Some(false)` when B wins.
+pub(crate) fn play_game(
+    variant: Variant,
+    a: Contestant,
+    b: Contestant,
+    index: usize,
+    seed: u64,
+    random_plies: usize,
+    nodes: Option<u64>,
+) -> Result<Option<bool>, String> {
+    let game_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
+    let mut seats = [Seat::new(a, variant, game_seed, nodes)?, Seat::new(b, variant, game_seed ^ 1, nodes)?];
+    // A is South in even games; both games of a pair share their opening.
+    let a_seat = index % 2;
+    let mut opening = RandomPlayer(seed ^ (index / 2) as u64);
+    let mut game = Game::from_variant(variant);
+    while !game.position().is_over() {
+        let pit = if game.ply() < random_plies {
+            opening.pick(game.position())
+        } else {
+            let side = game.position().turn().index();
+            let seat = if side == a_seat { 0 } else { 1 };
+            seats[seat].choose(&game)
+        };
+        let pit = pit.ok_or("a player had no move in a game that was not over")?;
+        game.play(pit).map_err(|error| format!("a player chose an illegal move: {error}"))?;
+    }
+    let outcome = game.outcome().ok_or("the game did not end")?;
+    Ok(match outcome.winner {
+        Winner::Draw => None,
+        Winner::Player(winner) => Some(winner.index() == a_seat),
+    })
+}
+
+/// Plays a match on `threads` threads, reporting each finished game.
+pub(crate) fn play_match(
+    variant: Variant,
+    args: (Contestant, Contestant),
+    games: usize,
+    seed: u64,
+    random_plies: usize,
+    nodes: Option<u64>,
+    threads: usize,
+    on_game: &(dyn Fn(&Tally) + Sync),
+) -> Result<Tally, String> {
+    let next = AtomicUsize::new(0);
+    let tally = Mutex::new(Tally::default());
+    let failure = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        break;
+                    }
+                    match play_game(variant, args.0, args.1, index, seed, random_plies, nodes) {
+                        Ok(result) => {
+                            let mut tally = tally.lock().unwrap_or_else(|poison| poison.into_inner());
+                            match result {
+                                Some(true) => tally.a_wins += 1,
+                                Some(false) => tally.b_wins += 1,
+                                None => tally.draws += 1,
+                            }
+                            on_game(&tally);
+                        }
+                        Err(error) => {
+                            *failure.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
+                            next.store(games, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(error) = failure.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
+        return Err(error);
+    }
+    Ok(tally.into_inner().unwrap_or_else(|poison| poison.into_inner()))
+}
+
+pub(crate) fn threads_or_cores(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
+    let variant = args.position.variant()?;
+    let progress = ProgressBar::new(args.games as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {msg} ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let on_game = |tally: &Tally| {
+        progress.set_position(u64::from(tally.games()));
+        progress.set_message(format!("+{} ={} -{}", tally.a_wins, tally.draws, tally.b_wins));
+    };
+    let tally = play_match(
+        variant,
+        (args.a, args.b),
+        args.games,
+        args.seed,
+        args.random_plies,
+        args.nodes,
+        threads_or_cores(args.threads),
+        &on_game,
+    )
+    .map_err(Failure::Usage)?;
+    progress.finish_and_clear();
+    if args.json {
+        println!(
+            "{}",
+            json!({"a_wins": tally.a_wins, "draws": tally.draws, "b_wins": tally.b_wins, "score": tally.score()})
+        );
+    } else {
+        let (score, margin) = (tally.score(), tally.margin());
+        println!("{} (A) vs {} (B), {} games of {variant}", args.a, args.b, tally.games());
+        println!("A: {} wins, {} draws, {} losses", tally.a_wins, tally.draws, tally.b_wins);
+        println!("A's score: {:.1}% ± {:.1}% (95%)", 100.0 * score, 100.0 * margin);
+        println!(
+            "rating difference: {:+.0} Elo (95%: {:+.0} to {:+.0})",
+            elo_difference(score),
+            elo_difference(score - margin),
+            elo_difference(score + margin)
+        );
+    }
+    Ok(())
+}
