@@ -28,12 +28,18 @@ impl Budget {
 
     /// At most `nodes` nodes.
     pub fn nodes(nodes: u64) -> Budget {
-        Budget { nodes: Some(nodes), stop: None }
+        Budget {
+            nodes: Some(nodes),
+            stop: None,
+        }
     }
 
     /// Until the caller stores `true` in `stop`.
     pub fn until(stop: Arc<AtomicBool>) -> Budget {
-        Budget { nodes: None, stop: Some(stop) }
+        Budget {
+            nodes: None,
+            stop: Some(stop),
+        }
     }
 
     /// This budget, also ending at `nodes` nodes.
@@ -59,7 +65,10 @@ impl Budget {
     #[inline]
     pub(crate) fn exhausted(&self, nodes: u64) -> bool {
         self.nodes.is_some_and(|limit| nodes >= limit)
-            || self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed))
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 }
 

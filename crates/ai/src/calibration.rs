@@ -14,10 +14,25 @@ pub fn rating(variant: Variant, level: Level) -> Option<f64> {
         Variant::Oware => &OWARE[..],
         Variant::Mangala => &MANGALA[..],
     };
-    table.iter().find(|(rated, _)| *rated == level).map(|&(_, rating)| rating)
+    table
+        .iter()
+        .find(|(rated, _)| *rated == level)
+        .map(|&(_, rating)| rating)
 }
 
-const KALAH: [(Level, f64); 4] =
-    [(Level::Beginner, 0.0), (Level::Intermediate, 0.0), (Level::Advanced, 0.0), (Level::Perfect, 0.0)];
-const OWARE: [(Level, f64); 3] = [(Level::Beginner, 0.0), (Level::Intermediate, 0.0), (Level::Advanced, 0.0)];
-const MANGALA: [(Level, f64); 3] = [(Level::Beginner, 0.0), (Level::Intermediate, 0.0), (Level::Advanced, 0.0)];
+const KALAH: [(Level, f64); 4] = [
+    (Level::Beginner, 0.0),
+    (Level::Intermediate, 0.0),
+    (Level::Advanced, 0.0),
+    (Level::Perfect, 0.0),
+];
+const OWARE: [(Level, f64); 3] = [
+    (Level::Beginner, 0.0),
+    (Level::Intermediate, 0.0),
+    (Level::Advanced, 0.0),
+];
+const MANGALA: [(Level, f64); 3] = [
+    (Level::Beginner, 0.0),
+    (Level::Intermediate, 0.0),
+    (Level::Advanced, 0.0),
+];

@@ -42,7 +42,11 @@ pub(crate) fn final_value<P: Position>(position: &P) -> i32 {
 }
 
 fn side(position: &impl Position, player: Player) -> i32 {
-    position.row(player).iter().map(|&stones| i32::from(stones)).sum()
+    position
+        .row(player)
+        .iter()
+        .map(|&stones| i32::from(stones))
+        .sum()
 }
 
 impl Evaluate for Kalah {
@@ -73,9 +77,13 @@ impl Evaluate for Oware {
         let them = me.opponent();
         // Pits of 1 or 2 seeds are what captures feed on.
         let exposed = |player: Player| {
-            self.row(player).iter().filter(|&&seeds| seeds == 1 || seeds == 2).count() as i32
+            self.row(player)
+                .iter()
+                .filter(|&&seeds| seeds == 1 || seeds == 2)
+                .count() as i32
         };
-        final_value(self) + (side(self, me) - side(self, them)) * SCALE / 8
+        final_value(self)
+            + (side(self, me) - side(self, them)) * SCALE / 8
             + (exposed(them) - exposed(me)) * SCALE / 4
     }
 }

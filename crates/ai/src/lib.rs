@@ -22,6 +22,7 @@
 mod any;
 mod budget;
 mod calibration;
+mod endgame;
 mod eval;
 mod player;
 mod search;
@@ -31,6 +32,7 @@ mod table;
 pub use any::AnyAi;
 pub use budget::Budget;
 pub use calibration::rating;
+pub use endgame::Endgame;
 pub use eval::{Evaluate, SCALE};
 pub use player::{Ai, Decision, Level, LevelUnavailable, Player, UnknownLevel};
 pub use search::{SearchResult, Searcher};

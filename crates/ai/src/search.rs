@@ -42,7 +42,11 @@ pub struct Searcher<P> {
 impl<P: Evaluate> Searcher<P> {
     /// A searcher with a table of `2^table_bits` entries of 16 bytes.
     pub fn new(table_bits: u32) -> Searcher<P> {
-        Searcher { table: Table::new(table_bits), history: [[0; 6]; 2], _variant: std::marker::PhantomData }
+        Searcher {
+            table: Table::new(table_bits),
+            history: [[0; 6]; 2],
+            _variant: std::marker::PhantomData,
+        }
     }
 
     /// Bytes held by the table.
@@ -88,7 +92,11 @@ impl<P: Evaluate> Searcher<P> {
                     run.child_value(&root, &child, depth - 1, alpha, INFINITY)
                 } else {
                     let probe = run.child_value(&root, &child, depth - 1, alpha, alpha + 1);
-                    if probe > alpha { run.child_value(&root, &child, depth - 1, alpha, INFINITY) } else { probe }
+                    if probe > alpha {
+                        run.child_value(&root, &child, depth - 1, alpha, INFINITY)
+                    } else {
+                        probe
+                    }
                 };
                 if run.aborted {
                     break;
@@ -102,7 +110,13 @@ impl<P: Evaluate> Searcher<P> {
                 break;
             }
             let exact = !run.horizon && !run.aborted;
-            result = Some(SearchResult { best: best.0, value: best.1, depth, nodes: run.nodes, exact });
+            result = Some(SearchResult {
+                best: best.0,
+                value: best.1,
+                depth,
+                nodes: run.nodes,
+                exact,
+            });
             // The best move leads the next iteration; the others keep their
             // shuffled order.
             if let Some(position) = moves.iter().position(|&pit| pit == best.0) {
@@ -112,7 +126,10 @@ impl<P: Evaluate> Searcher<P> {
                 break;
             }
         }
-        result.map(|found| SearchResult { nodes: run.nodes, ..found })
+        result.map(|found| SearchResult {
+            nodes: run.nodes,
+            ..found
+        })
     }
 
     /// The value of every legal move, each searched with a full window to
@@ -123,7 +140,10 @@ impl<P: Evaluate> Searcher<P> {
         root.legal_moves()
             .map(|pit| {
                 let child = root.play_unchecked(pit);
-                (pit, run.child_value(&root, &child, depth.saturating_sub(1), -INFINITY, INFINITY))
+                (
+                    pit,
+                    run.child_value(&root, &child, depth.saturating_sub(1), -INFINITY, INFINITY),
+                )
             })
             .collect()
     }
@@ -209,7 +229,7 @@ impl<'a, P: Evaluate> Run<'a, P> {
 
     fn negamax(&mut self, position: &P, depth: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes % Budget::CHECK_EVERY == 0 && self.budget.exhausted(self.nodes) {
+        if self.nodes.is_multiple_of(Budget::CHECK_EVERY) && self.budget.exhausted(self.nodes) {
             self.aborted = true;
         }
         if self.aborted {
@@ -250,7 +270,8 @@ impl<'a, P: Evaluate> Run<'a, P> {
         for pit in position.legal_moves() {
             let child = position.play_unchecked(pit);
             let gain = i32::from(child.score()[me]) - i32::from(position.score()[me]);
-            let mut order = gain * 64 + self.history[me][usize::from(pit.get() - 1)].min(1 << 20) as i32 / 1024;
+            let mut order =
+                gain * 64 + self.history[me][usize::from(pit.get() - 1)].min(1 << 20) as i32 / 1024;
             if child.turn() == position.turn() {
                 order += 4096;
             }
@@ -261,7 +282,7 @@ impl<'a, P: Evaluate> Run<'a, P> {
             count += 1;
         }
         let children = &mut children[..count];
-        children.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        children.sort_unstable_by_key(|child| std::cmp::Reverse(child.0));
 
         let original_alpha = alpha;
         let mut best = (-INFINITY, children[0].1);
@@ -298,7 +319,8 @@ impl<'a, P: Evaluate> Run<'a, P> {
             Bound::Exact
         };
         let solved = !self.horizon;
-        self.table.store(key, best.0, depth, bound, best.1.get(), solved);
+        self.table
+            .store(key, best.0, depth, bound, best.1.get(), solved);
         self.horizon |= outer_horizon;
         best.0
     }

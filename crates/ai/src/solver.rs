@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::Rng;
 
 use crate::budget::Budget;
+use crate::endgame::Endgame;
 use crate::eval::{Evaluate, SCALE};
 use crate::player::Decision;
 
@@ -62,13 +63,18 @@ struct Table {
 impl Table {
     fn new(bytes: usize) -> Table {
         let slots = (bytes / std::mem::size_of::<Slot>()).max(2);
-        let buckets = (slots / 2).next_power_of_two() / if (slots / 2).is_power_of_two() { 1 } else { 2 };
-        Table { slots: vec![Slot::default(); buckets * 2], buckets }
+        let buckets =
+            (slots / 2).next_power_of_two() / if (slots / 2).is_power_of_two() { 1 } else { 2 };
+        Table {
+            slots: vec![Slot::default(); buckets * 2],
+            buckets,
+        }
     }
 
     #[inline]
     fn bucket(&self, key: u128) -> usize {
-        let mixed = (key as u64 ^ (key >> 64) as u64 ^ (key >> 53) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mixed = (key as u64 ^ (key >> 64) as u64 ^ (key >> 53) as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
         ((mixed >> 20) as usize & (self.buckets - 1)) * 2
     }
 
@@ -76,7 +82,9 @@ impl Table {
     fn probe(&self, key: u128) -> Option<&Slot> {
         let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
-        self.slots[at..at + 2].iter().find(|slot| slot.used && slot.key == split)
+        self.slots[at..at + 2]
+            .iter()
+            .find(|slot| slot.used && slot.key == split)
     }
 
     #[inline]
@@ -84,7 +92,10 @@ impl Table {
         let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
         let bucket = &mut self.slots[at..at + 2];
-        let index = if let Some(same) = bucket.iter().position(|slot| slot.used && slot.key == split) {
+        let index = if let Some(same) = bucket
+            .iter()
+            .position(|slot| slot.used && slot.key == split)
+        {
             same
         } else if !bucket[0].used || bucket[0].work <= bucket[1].work {
             0
@@ -101,7 +112,14 @@ impl Table {
                 slot.best = best;
             }
         } else {
-            *slot = Slot { key: split, lower: lower as i8, upper: upper as i8, best, work, used: true };
+            *slot = Slot {
+                key: split,
+                lower: lower as i8,
+                upper: upper as i8,
+                best,
+                work,
+                used: true,
+            };
         }
     }
 }
@@ -111,6 +129,7 @@ impl Table {
 #[derive(Clone, Debug)]
 pub struct Solver {
     table: Table,
+    endgame: Option<Endgame>,
     nodes: u64,
     aborted: bool,
 }
@@ -121,7 +140,20 @@ impl Solver {
 
     /// A solver whose table takes about `table_bytes` bytes.
     pub fn new(table_bytes: usize) -> Solver {
-        Solver { table: Table::new(table_bytes), nodes: 0, aborted: false }
+        Solver {
+            table: Table::new(table_bytes),
+            endgame: None,
+            nodes: 0,
+            aborted: false,
+        }
+    }
+
+    /// This solver, answering positions with few stones left from an
+    /// endgame table instead of searching them.
+    #[must_use]
+    pub fn with_endgame(mut self, endgame: Endgame) -> Solver {
+        self.endgame = Some(endgame);
+        self
     }
 
     /// Solves `position`, or returns `None` when the budget runs out first.
@@ -146,7 +178,11 @@ impl Solver {
             sign * (i32::from(score[me.index()]) - i32::from(score[me.opponent().index()]) + gain)
         };
         if position.is_over() {
-            return Some(Solution { value: south_view(0), best: vec![], nodes: 0 });
+            return Some(Solution {
+                value: south_view(0),
+                best: vec![],
+                nodes: 0,
+            });
         }
         let gain = self.gain(position, budget, &mut progress)?;
         let mut best = Vec::new();
@@ -168,12 +204,21 @@ impl Solver {
                 best.push(pit);
             }
         }
-        Some(Solution { value: south_view(gain), best, nodes: self.nodes })
+        Some(Solution {
+            value: south_view(gain),
+            best,
+            nodes: self.nodes,
+        })
     }
 
     /// The exact gain of the player to move, by MTD(f): null-window searches
     /// that close in on the value from a first guess.
-    fn gain(&mut self, position: &Kalah, budget: &Budget, progress: &mut impl FnMut(Progress)) -> Option<i32> {
+    fn gain(
+        &mut self,
+        position: &Kalah,
+        budget: &Budget,
+        progress: &mut impl FnMut(Progress),
+    ) -> Option<i32> {
         let stones = i32::from(position.stones_in_pits());
         let (mut lower, mut upper) = (-stones, stones);
         let mut guess = (position.evaluate() - crate::eval::final_value(position)) / SCALE;
@@ -189,7 +234,11 @@ impl Solver {
             } else {
                 lower = guess;
             }
-            progress(Progress { lower, upper, nodes: self.nodes });
+            progress(Progress {
+                lower,
+                upper,
+                nodes: self.nodes,
+            });
         }
         Some(lower)
     }
@@ -204,12 +253,16 @@ impl Solver {
         progress: &mut impl FnMut(Progress),
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes % Budget::CHECK_EVERY == 0 {
+        if self.nodes.is_multiple_of(Budget::CHECK_EVERY) {
             if budget.exhausted(self.nodes) {
                 self.aborted = true;
             }
-            if self.nodes % (1 << 24) == 0 {
-                progress(Progress { lower: alpha, upper: beta, nodes: self.nodes });
+            if self.nodes.is_multiple_of(1 << 24) {
+                progress(Progress {
+                    lower: alpha,
+                    upper: beta,
+                    nodes: self.nodes,
+                });
             }
         }
         if self.aborted {
@@ -226,10 +279,17 @@ impl Solver {
         if beta <= -stones {
             return -stones;
         }
+        if let Some(gain) = self.endgame.as_ref().and_then(|table| table.gain(position)) {
+            return gain;
+        }
+        // Positions just above the endgame table are many and cheap to
+        // search again: keeping them out of the table keeps it for the
+        // expensive ones.
+        let cached = true;
         let key = position.pits_key();
         let mut hinted = 0;
         let (mut lower_known, mut upper_known) = (-stones, stones);
-        if let Some(slot) = self.table.probe(key) {
+        if let Some(slot) = self.table.probe(key).filter(|_| cached) {
             lower_known = i32::from(slot.lower);
             upper_known = i32::from(slot.upper);
             if lower_known >= beta {
@@ -245,14 +305,26 @@ impl Solver {
         }
         alpha = alpha.max(lower_known);
         let beta = beta.min(upper_known);
+        let original_alpha = alpha;
         let nodes_before = self.nodes;
         let me = position.turn();
 
-        let mut children = [(0i32, 0u8, *position); 6];
+        // Children whose value is known exactly (the game ends, or the
+        // endgame table has them) are scored at once: one may already cut.
+        let mut best = (i32::MIN, 0u8);
+        let mut open = [(0i32, 0u8, 0i32, false, *position); 6];
         let mut count = 0;
         for pit in position.legal_moves() {
             let child = position.play_unchecked(pit);
             let (step, same) = step_gain(position, &child);
+            let known = child.is_over().then_some(0);
+            if let Some(rest) = known {
+                let value = if same { step + rest } else { step - rest };
+                if value > best.0 {
+                    best = (value, pit.get());
+                }
+                continue;
+            }
             // The table's move, then extra turns (the nearest to the store
             // first), then by stones gained.
             let mut order = step * 16 + i32::from(pit.get());
@@ -262,30 +334,30 @@ impl Solver {
             if pit.get() == hinted {
                 order += 1 << 16;
             }
-            children[count] = (order, pit.get(), child);
+            open[count] = (order, pit.get(), step, same, child);
             count += 1;
         }
-        let children = &mut children[..count];
-        children.sort_unstable_by(|a, b| b.0.cmp(&a.0));
-
-        let original_alpha = alpha;
-        let mut best = (i32::MIN, 0u8);
-        for (_, pit, child) in children.iter() {
-            let (step, same) = step_gain(position, child);
-            let value = if same {
-                step + self.search(child, alpha - step, beta - step, budget, progress)
-            } else {
-                step - self.search(child, step - beta, step - alpha, budget, progress)
-            };
-            if self.aborted {
-                return 0;
-            }
-            if value > best.0 {
-                best = (value, *pit);
-            }
-            alpha = alpha.max(value);
-            if alpha >= beta {
-                break;
+        alpha = alpha.max(best.0);
+        if alpha < beta {
+            let open = &mut open[..count];
+            open.sort_unstable_by_key(|child| std::cmp::Reverse(child.0));
+            for (_, pit, step, same, child) in open.iter() {
+                let (step, same) = (*step, *same);
+                let value = if same {
+                    step + self.search(child, alpha - step, beta - step, budget, progress)
+                } else {
+                    step - self.search(child, step - beta, step - alpha, budget, progress)
+                };
+                if self.aborted {
+                    return 0;
+                }
+                if value > best.0 {
+                    best = (value, *pit);
+                }
+                alpha = alpha.max(value);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
         debug_assert_eq!(position.turn(), me);
@@ -297,7 +369,9 @@ impl Solver {
         } else {
             (best.0, best.0)
         };
-        self.table.store(key, lower, upper, best.1, work);
+        if cached {
+            self.table.store(key, lower, upper, best.1, work);
+        }
         best.0
     }
 }
@@ -322,7 +396,8 @@ impl SolverCache {
     pub const TABLE_BYTES: usize = 24 << 20;
 
     pub(crate) fn solver(&mut self) -> &mut Solver {
-        self.solver.get_or_insert_with(|| Solver::new(SolverCache::TABLE_BYTES))
+        self.solver
+            .get_or_insert_with(|| Solver::new(SolverCache::TABLE_BYTES))
     }
 }
 
@@ -340,6 +415,16 @@ pub(crate) fn perfect_kalah_move(
         return None;
     }
     let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
-    let sign = if position.turn() == Side::South { 1 } else { -1 };
-    Some(Decision { pit, value: sign * solution.value * SCALE, depth: 0, nodes: solution.nodes, exact: true })
+    let sign = if position.turn() == Side::South {
+        1
+    } else {
+        -1
+    };
+    Some(Decision {
+        pit,
+        value: sign * solution.value * SCALE,
+        depth: 0,
+        nodes: solution.nodes,
+        exact: true,
+    })
 }

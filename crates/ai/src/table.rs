@@ -47,7 +47,10 @@ impl Table {
     /// A table of `2^bits` slots of 16 bytes.
     pub(crate) fn new(bits: u32) -> Table {
         let len = 1usize << bits;
-        Table { slots: vec![Slot::default(); len], mask: len - 1 }
+        Table {
+            slots: vec![Slot::default(); len],
+            mask: len - 1,
+        }
     }
 
     pub(crate) fn bytes(&self) -> usize {
@@ -71,7 +74,11 @@ impl Table {
         };
         Some(Entry {
             value: slot.value,
-            depth: if slot.depth == SOLVED { u32::MAX } else { u32::from(slot.depth) },
+            depth: if slot.depth == SOLVED {
+                u32::MAX
+            } else {
+                u32::from(slot.depth)
+            },
             bound,
             best: (slot.best != 0).then_some(slot.best),
             solved: slot.depth == SOLVED,
@@ -79,9 +86,21 @@ impl Table {
     }
 
     #[inline]
-    pub(crate) fn store(&mut self, key: u64, value: i32, depth: u32, bound: Bound, best: u8, solved: bool) {
+    pub(crate) fn store(
+        &mut self,
+        key: u64,
+        value: i32,
+        depth: u32,
+        bound: Bound,
+        best: u8,
+        solved: bool,
+    ) {
         let slot = &mut self.slots[key as usize & self.mask];
-        let depth = if solved { SOLVED } else { depth.min(u32::from(SOLVED - 1)) as u8 };
+        let depth = if solved {
+            SOLVED
+        } else {
+            depth.min(u32::from(SOLVED - 1)) as u8
+        };
         if slot.key == key && slot.depth > depth {
             return;
         }
@@ -90,6 +109,12 @@ impl Table {
             Bound::Lower => 2,
             Bound::Upper => 3,
         };
-        *slot = Slot { key, value, depth, bound, best };
+        *slot = Slot {
+            key,
+            value,
+            depth,
+            bound,
+            best,
+        };
     }
 }

@@ -29,7 +29,9 @@ pub(crate) fn run(args: &AiArgs) -> Result<(), Failure> {
     let game = args.position.game()?;
     let mut ai = AnyAi::new(game.variant(), args.level, args.seed)
         .map_err(|error| Failure::Usage(error.to_string()))?;
-    let budget = args.nodes.map_or_else(|| args.level.default_budget(), Budget::nodes);
+    let budget = args
+        .nodes
+        .map_or_else(|| args.level.default_budget(), Budget::nodes);
     let Some(decision) = ai.choose(&game, &budget) else {
         return Err(Failure::Input(json!({
             "error": "game_over",

@@ -3,9 +3,9 @@
 mod ai;
 mod matches;
 mod perft;
-mod solve;
 mod position_args;
 mod replay;
+mod solve;
 
 use std::process::ExitCode;
 

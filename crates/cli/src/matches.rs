@@ -26,7 +26,9 @@ impl std::str::FromStr for Contestant {
         if text == "random" {
             return Ok(Contestant::Random);
         }
-        text.parse().map(Contestant::Ai).map_err(|error: mancala_ai::UnknownLevel| format!("{error}, or random"))
+        text.parse()
+            .map(Contestant::Ai)
+            .map_err(|error: mancala_ai::UnknownLevel| format!("{error}, or random"))
     }
 }
 
@@ -126,7 +128,12 @@ enum Seat {
 }
 
 impl Seat {
-    fn new(contestant: Contestant, variant: Variant, seed: u64, nodes: Option<u64>) -> Result<Seat, String> {
+    fn new(
+        contestant: Contestant,
+        variant: Variant,
+        seed: u64,
+        nodes: Option<u64>,
+    ) -> Result<Seat, String> {
         Ok(match contestant {
             Contestant::Random => Seat::Random(RandomPlayer(seed)),
             Contestant::Ai(level) => {
@@ -140,23 +147,43 @@ impl Seat {
     fn choose(&mut self, game: &Game) -> Option<Pit> {
         match self {
             Seat::Random(random) => random.pick(game.position()),
-            Seat::Ai(ai, budget) => ai.choose(game, budget).map(|decision: Decision| decision.pit),
+            Seat::Ai(ai, budget) => ai
+                .choose(game, budget)
+                .map(|decision: Decision| decision.pit),
         }
     }
 }
 
-/// Plays one game; `Some(true)` when A wins, `Some(false)` when B wins.
-pub(crate) fn play_game(
-    variant: Variant,
-    a: Contestant,
-    b: Contestant,
-    index: usize,
-    seed: u64,
-    random_plies: usize,
-    nodes: Option<u64>,
-) -> Result<Option<bool>, String> {
-    let game_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
-    let mut seats = [Seat::new(a, variant, game_seed, nodes)?, Seat::new(b, variant, game_seed ^ 1, nodes)?];
+/// What a match plays: everything but how many threads play it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    pub(crate) variant: Variant,
+    pub(crate) a: Contestant,
+    pub(crate) b: Contestant,
+    pub(crate) games: usize,
+    pub(crate) seed: u64,
+    pub(crate) random_plies: usize,
+    pub(crate) nodes: Option<u64>,
+}
+
+/// Plays game `index` of a match; `Some(true)` when A wins, `Some(false)`
+/// when B wins.
+pub(crate) fn play_game(plan: &Plan, index: usize) -> Result<Option<bool>, String> {
+    let Plan {
+        variant,
+        a,
+        b,
+        seed,
+        random_plies,
+        nodes,
+        ..
+    } = *plan;
+    let game_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
+    let mut seats = [
+        Seat::new(a, variant, game_seed, nodes)?,
+        Seat::new(b, variant, game_seed ^ 1, nodes)?,
+    ];
     // A is South in even games; both games of a pair share their opening.
     let a_seat = index % 2;
     let mut opening = RandomPlayer(seed ^ (index / 2) as u64);
@@ -170,7 +197,8 @@ pub(crate) fn play_game(
             seats[seat].choose(&game)
         };
         let pit = pit.ok_or("a player had no move in a game that was not over")?;
-        game.play(pit).map_err(|error| format!("a player chose an illegal move: {error}"))?;
+        game.play(pit)
+            .map_err(|error| format!("a player chose an illegal move: {error}"))?;
     }
     let outcome = game.outcome().ok_or("the game did not end")?;
     Ok(match outcome.winner {
@@ -181,15 +209,11 @@ pub(crate) fn play_game(
 
 /// Plays a match on `threads` threads, reporting each finished game.
 pub(crate) fn play_match(
-    variant: Variant,
-    args: (Contestant, Contestant),
-    games: usize,
-    seed: u64,
-    random_plies: usize,
-    nodes: Option<u64>,
+    plan: &Plan,
     threads: usize,
     on_game: &(dyn Fn(&Tally) + Sync),
 ) -> Result<Tally, String> {
+    let games = plan.games;
     let next = AtomicUsize::new(0);
     let tally = Mutex::new(Tally::default());
     let failure = Mutex::new(None);
@@ -201,9 +225,10 @@ pub(crate) fn play_match(
                     if index >= games {
                         break;
                     }
-                    match play_game(variant, args.0, args.1, index, seed, random_plies, nodes) {
+                    match play_game(plan, index) {
                         Ok(result) => {
-                            let mut tally = tally.lock().unwrap_or_else(|poison| poison.into_inner());
+                            let mut tally =
+                                tally.lock().unwrap_or_else(|poison| poison.into_inner());
                             match result {
                                 Some(true) => tally.a_wins += 1,
                                 Some(false) => tally.b_wins += 1,
@@ -212,7 +237,8 @@ pub(crate) fn play_match(
                             on_game(&tally);
                         }
                         Err(error) => {
-                            *failure.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
+                            *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
+                                Some(error);
                             next.store(games, Ordering::Relaxed);
                         }
                     }
@@ -220,10 +246,15 @@ pub(crate) fn play_match(
             });
         }
     });
-    if let Some(error) = failure.into_inner().unwrap_or_else(|poison| poison.into_inner()) {
+    if let Some(error) = failure
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner())
+    {
         return Err(error);
     }
-    Ok(tally.into_inner().unwrap_or_else(|poison| poison.into_inner()))
+    Ok(tally
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner()))
 }
 
 pub(crate) fn threads_or_cores(threads: Option<usize>) -> usize {
@@ -238,19 +269,22 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
     );
     let on_game = |tally: &Tally| {
         progress.set_position(u64::from(tally.games()));
-        progress.set_message(format!("+{} ={} -{}", tally.a_wins, tally.draws, tally.b_wins));
+        progress.set_message(format!(
+            "+{} ={} -{}",
+            tally.a_wins, tally.draws, tally.b_wins
+        ));
     };
-    let tally = play_match(
+    let plan = Plan {
         variant,
-        (args.a, args.b),
-        args.games,
-        args.seed,
-        args.random_plies,
-        args.nodes,
-        threads_or_cores(args.threads),
-        &on_game,
-    )
-    .map_err(Failure::Usage)?;
+        a: args.a,
+        b: args.b,
+        games: args.games,
+        seed: args.seed,
+        random_plies: args.random_plies,
+        nodes: args.nodes,
+    };
+    let tally =
+        play_match(&plan, threads_or_cores(args.threads), &on_game).map_err(Failure::Usage)?;
     progress.finish_and_clear();
     if args.json {
         println!(
@@ -259,9 +293,21 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
         );
     } else {
         let (score, margin) = (tally.score(), tally.margin());
-        println!("{} (A) vs {} (B), {} games of {variant}", args.a, args.b, tally.games());
-        println!("A: {} wins, {} draws, {} losses", tally.a_wins, tally.draws, tally.b_wins);
-        println!("A's score: {:.1}% ± {:.1}% (95%)", 100.0 * score, 100.0 * margin);
+        println!(
+            "{} (A) vs {} (B), {} games of {variant}",
+            args.a,
+            args.b,
+            tally.games()
+        );
+        println!(
+            "A: {} wins, {} draws, {} losses",
+            tally.a_wins, tally.draws, tally.b_wins
+        );
+        println!(
+            "A's score: {:.1}% ± {:.1}% (95%)",
+            100.0 * score,
+            100.0 * margin
+        );
         println!(
             "rating difference: {:+.0} Elo (95%: {:+.0} to {:+.0})",
             elo_difference(score),

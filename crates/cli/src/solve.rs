@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_ai::{Budget, Solver};
+use mancala_ai::{Budget, Endgame, Solver};
 use mancala_rules::{AnyPosition, Pit, Position};
 use serde_json::json;
 
@@ -21,6 +21,14 @@ pub(crate) struct SolveArgs {
     /// Memory for the solver's transposition table, in MiB.
     #[arg(long, default_value_t = Solver::DEFAULT_TABLE_BYTES >> 20)]
     table_mb: usize,
+    /// Answer positions with at most this many stones left in the pits from
+    /// an endgame table built first (C(k + 2 pits, 2 pits) bytes; 0: none).
+    #[arg(long, default_value_t = 14)]
+    endgame_stones: u8,
+    /// Print each narrowing of the bounds on standard error, one line each,
+    /// even when standard error is not a terminal.
+    #[arg(long)]
+    verbose: bool,
     /// Give up after this many nodes (exit code 3).
     #[arg(long)]
     nodes: Option<u64>,
@@ -29,19 +37,37 @@ pub(crate) struct SolveArgs {
 pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
     let game = args.position.game()?;
     let AnyPosition::Kalah(position) = *game.position() else {
-        return Err(Failure::Usage("only kalah can be solved; try `mancala ai --level advanced`".into()));
+        return Err(Failure::Usage(
+            "only kalah can be solved; try `mancala ai --level advanced`".into(),
+        ));
     };
     let progress = ProgressBar::new_spinner().with_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     let budget = args.nodes.map_or_else(Budget::unlimited, Budget::nodes);
-    let mut solver = Solver::new(args.table_mb << 20);
     let started = Instant::now();
-    let solution = solver.solve_with_progress(&position, &budget, |step| {
+    let mut solver = Solver::new(args.table_mb << 20);
+    if args.endgame_stones > 0 {
         progress.set_message(format!(
-            "gain for the player to move in [{}, {}], {} nodes",
-            step.lower, step.upper, step.nodes
+            "building the endgame table (up to {} stones)",
+            args.endgame_stones
         ));
+        progress.tick();
+        solver = solver.with_endgame(Endgame::build(position.options(), args.endgame_stones));
+    }
+    let solution = solver.solve_with_progress(&position, &budget, |step| {
+        let message = format!(
+            "gain for the player to move in [{}, {}], {} nodes, {:.1} s",
+            step.lower,
+            step.upper,
+            step.nodes,
+            started.elapsed().as_secs_f64()
+        );
+        if args.verbose {
+            progress.suspend(|| eprintln!("{message}"));
+        }
+        progress.set_message(message);
         progress.tick();
     });
     progress.finish_and_clear();
@@ -57,10 +83,24 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
             json!({"value": solution.value, "best": best, "nodes": solution.nodes, "seconds": seconds})
         );
     } else {
-        let mover = if position.turn().index() == 0 { "South (player 0)" } else { "North (player 1)" };
+        let mover = if position.turn().index() == 0 {
+            "South (player 0)"
+        } else {
+            "North (player 1)"
+        };
         let best: Vec<String> = solution.best.iter().map(Pit::to_string).collect();
-        println!("value: {:+} (South's final store minus North's, perfect play)", solution.value);
-        println!("best moves for {mover}: {}", if best.is_empty() { "none, the game is over".into() } else { best.join(", ") });
+        println!(
+            "value: {:+} (South's final store minus North's, perfect play)",
+            solution.value
+        );
+        println!(
+            "best moves for {mover}: {}",
+            if best.is_empty() {
+                "none, the game is over".into()
+            } else {
+                best.join(", ")
+            }
+        );
         println!("{} nodes in {seconds:.2} s", solution.nodes);
     }
     Ok(())

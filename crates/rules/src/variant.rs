@@ -86,19 +86,31 @@ pub trait FromAny: Position {
 
 impl FromAny for Kalah {
     fn from_any(position: &AnyPosition) -> Option<Kalah> {
-        if let AnyPosition::Kalah(position) = position { Some(*position) } else { None }
+        if let AnyPosition::Kalah(position) = position {
+            Some(*position)
+        } else {
+            None
+        }
     }
 }
 
 impl FromAny for Oware {
     fn from_any(position: &AnyPosition) -> Option<Oware> {
-        if let AnyPosition::Oware(position) = position { Some(*position) } else { None }
+        if let AnyPosition::Oware(position) = position {
+            Some(*position)
+        } else {
+            None
+        }
     }
 }
 
 impl FromAny for Mangala {
     fn from_any(position: &AnyPosition) -> Option<Mangala> {
-        if let AnyPosition::Mangala(position) = position { Some(*position) } else { None }
+        if let AnyPosition::Mangala(position) = position {
+            Some(*position)
+        } else {
+            None
+        }
     }
 }
 

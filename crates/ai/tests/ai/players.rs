@@ -26,7 +26,10 @@ fn check_levels<P: Evaluate>(start: P, moves: &[u8], seed: u64, levels: &[Level]
         assert_eq!(first, again, "{level} is not reproducible");
         match first {
             None => assert!(game.position().is_over()),
-            Some(decision) => assert!(game.position().legal_moves().contains(decision.pit), "{level}"),
+            Some(decision) => assert!(
+                game.position().legal_moves().contains(decision.pit),
+                "{level}"
+            ),
         }
     }
 }
@@ -76,7 +79,10 @@ fn advanced_takes_a_free_capture() {
     .unwrap();
     let game = Game::new(position);
     for level in [Level::Intermediate, Level::Advanced, Level::Perfect] {
-        let decision = Ai::<Kalah>::new(level, 1).unwrap().choose(&game, &Budget::nodes(100_000)).unwrap();
+        let decision = Ai::<Kalah>::new(level, 1)
+            .unwrap()
+            .choose(&game, &Budget::nodes(100_000))
+            .unwrap();
         assert_eq!(decision.pit.get(), 1, "{level}");
     }
 }
@@ -92,9 +98,14 @@ fn the_search_is_exact_near_the_end() {
     )
     .unwrap();
     let game = Game::new(position);
-    let decision = Ai::<Kalah>::new(Level::Advanced, 1).unwrap().choose(&game, &Budget::unlimited()).unwrap();
+    let decision = Ai::<Kalah>::new(Level::Advanced, 1)
+        .unwrap()
+        .choose(&game, &Budget::unlimited())
+        .unwrap();
     assert!(decision.exact);
-    let solution = mancala_ai::Solver::new(1 << 20).solve(&position, &Budget::unlimited()).unwrap();
+    let solution = mancala_ai::Solver::new(1 << 20)
+        .solve(&position, &Budget::unlimited())
+        .unwrap();
     assert_eq!(decision.value, solution.value * mancala_ai::SCALE);
     assert!(solution.best.contains(&decision.pit));
 }

@@ -15,8 +15,14 @@ fn minimax(position: &Kalah, memo: &mut HashMap<Kalah, i32>) -> i32 {
     if let Some(&value) = memo.get(position) {
         return value;
     }
-    let values = position.legal_moves().map(|pit| minimax(&position.play_unchecked(pit), memo));
-    let value = if position.turn() == Player::South { values.max() } else { values.min() };
+    let values = position
+        .legal_moves()
+        .map(|pit| minimax(&position.play_unchecked(pit), memo));
+    let value = if position.turn() == Player::South {
+        values.max()
+    } else {
+        values.min()
+    };
     let value = value.expect("a position that is not over has moves");
     memo.insert(*position, value);
     value
@@ -27,7 +33,11 @@ fn reachable(start: Kalah) -> Vec<Kalah> {
     let mut stack = vec![start];
     while let Some(position) = stack.pop() {
         if seen.insert(position) {
-            stack.extend(position.legal_moves().map(|pit| position.play_unchecked(pit)));
+            stack.extend(
+                position
+                    .legal_moves()
+                    .map(|pit| position.play_unchecked(pit)),
+            );
         }
     }
     seen.into_iter().collect()
@@ -56,7 +66,10 @@ fn the_solver_agrees_with_minimax_on_every_position_of_small_boards() {
     for (pits, seeds) in [(1, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 2)] {
         for empty_capture in [false, true] {
             for end in [KalahEnd::Immediate, KalahEnd::OnTurn] {
-                let options = KalahOptions::new(pits, seeds).unwrap().with_empty_capture(empty_capture).with_end(end);
+                let options = KalahOptions::new(pits, seeds)
+                    .unwrap()
+                    .with_empty_capture(empty_capture)
+                    .with_end(end);
                 total += check_every_position(options);
             }
         }
