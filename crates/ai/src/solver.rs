@@ -136,7 +136,7 @@ pub struct Solver {
 
 impl Solver {
     /// Table memory of the `mancala solve` command unless told otherwise.
-    pub const DEFAULT_TABLE_BYTES: usize = 192 << 20;
+    pub const DEFAULT_TABLE_BYTES: usize = 1 << 30;
 
     /// A solver whose table takes about `table_bytes` bytes.
     pub fn new(table_bytes: usize) -> Solver {

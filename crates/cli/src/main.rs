@@ -1,6 +1,7 @@
 //! `mancala`: the rules engine on the command line.
 
 mod ai;
+mod calibrate;
 mod matches;
 mod perft;
 mod position_args;
@@ -31,6 +32,8 @@ enum Command {
     Ai(ai::AiArgs),
     /// Play an AI-against-AI match with sides alternating.
     Match(matches::MatchArgs),
+    /// Rate the AI levels by a round robin between them and a random mover.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(&args),
         Command::Ai(args) => ai::run(&args),
         Command::Match(args) => matches::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

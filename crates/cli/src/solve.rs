@@ -23,7 +23,7 @@ pub(crate) struct SolveArgs {
     table_mb: usize,
     /// Answer positions with at most this many stones left in the pits from
     /// an endgame table built first (C(k + 2 pits, 2 pits) bytes; 0: none).
-    #[arg(long, default_value_t = 14)]
+    #[arg(long, default_value_t = 16)]
     endgame_stones: u8,
     /// Print each narrowing of the bounds on standard error, one line each,
     /// even when standard error is not a terminal.
