@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# The rules crate must stay pure (STYLE.md, habit 1): its normal dependency
-# tree may hold only the crates listed here.
+# The pure crates must stay pure (STYLE.md, habit 1): no IO, clock, async
+# runtime or database. Their normal dependency trees may hold only the crates
+# listed here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-allowed='^(mancala-rules|thiserror|thiserror-impl|proc-macro2|quote|syn|unicode-ident|serde|serde_core|serde_derive)$'
-crates=$(cargo tree -p mancala-rules --all-features -e normal --prefix none --format '{p}' \
-  | awk '{print $1}' | sort -u)
-bad=$(printf '%s\n' "$crates" | grep -Ev "$allowed" || true)
-if [ -n "$bad" ]; then
-  echo "mancala-rules depends on crates outside its allowed set:" >&2
-  printf '  %s\n' $bad >&2
-  exit 1
-fi
-echo "mancala-rules depends only on: $(printf '%s ' $crates)"
+check() {
+  local crate=$1 allowed=$2
+  local crates bad
+  crates=$(cargo tree -p "$crate" --all-features -e normal --prefix none --format '{p}' \
+    | awk '{print $1}' | sort -u)
+  bad=$(printf '%s\n' "$crates" | grep -Ev "$allowed" || true)
+  if [ -n "$bad" ]; then
+    echo "$crate depends on crates outside its allowed set:" >&2
+    printf '  %s\n' $bad >&2
+    exit 1
+  fi
+  echo "$crate depends only on: $(printf '%s ' $crates)"
+}
+
+rules='^(mancala-rules|thiserror|thiserror-impl|proc-macro2|quote|syn|unicode-ident|serde|serde_core|serde_derive)$'
+check mancala-rules "$rules"
+# The AI adds a seeded random generator and nothing else.
+check mancala-ai "${rules%)\$}|mancala-ai|rand_xoshiro|rand_core)\$"

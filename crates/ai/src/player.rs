@@ -73,8 +73,8 @@ impl Level {
     pub const ADVANCED_NODES: u64 = 600_000;
 
     /// Nodes a `Perfect` move may spend on its proof by default, after an
-    /// `Advanced` search that it falls back on (about 0.3 s in all).
-    pub const PERFECT_NODES: u64 = 2_000_000;
+    /// `Advanced` search that it falls back on (about 0.25 s in all).
+    pub const PERFECT_NODES: u64 = 500_000;
 
     /// The lower-case name: `beginner`, `intermediate`, `advanced`, `perfect`.
     pub const fn name(self) -> &'static str {

@@ -47,7 +47,12 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
     );
     let budget = args.nodes.map_or_else(Budget::unlimited, Budget::nodes);
     let started = Instant::now();
-    let mut solver = Solver::new(args.table_mb << 20);
+    // A small board needs far less than the default table: no more slots
+    // than it has configurations of its pits.
+    let options = position.options();
+    let configurations = Endgame::entries(options.pits(), 2 * options.pits() * options.seeds());
+    let table_bytes = (args.table_mb << 20).min(configurations.saturating_mul(64).max(1 << 20) as usize);
+    let mut solver = Solver::new(table_bytes);
     if args.endgame_stones > 0 {
         progress.set_message(format!(
             "building the endgame table (up to {} stones)",

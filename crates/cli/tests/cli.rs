@@ -133,3 +133,117 @@ fn help_describes_every_command() {
     let output = mancala(&["replay", "--help"]);
     assert!(String::from_utf8_lossy(&output.stdout).contains("--empty-capture"));
 }
+
+#[test]
+fn solve_prints_the_value_and_every_best_move() {
+    let output = mancala(&[
+        "solve",
+        "--variant",
+        "kalah",
+        "--pits",
+        "3",
+        "--seeds",
+        "3",
+        "--json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let solution = json_of(&output);
+    assert_eq!(solution["value"], 2);
+    assert_eq!(solution["best"], json!([1, 2]));
+    assert!(solution["nodes"].as_u64().unwrap() > 0);
+    assert!(solution["seconds"].is_number());
+    // The same with the endgame table off, and from a later position.
+    let plain = json_of(&mancala(&[
+        "solve",
+        "--variant",
+        "kalah",
+        "--pits",
+        "3",
+        "--seeds",
+        "3",
+        "--endgame-stones",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(plain["value"], 2);
+    let later = mancala(&[
+        "solve",
+        "--variant",
+        "kalah",
+        "--pits",
+        "3",
+        "--seeds",
+        "3",
+        "--moves",
+        "1",
+        "--json",
+    ]);
+    assert!(later.status.success());
+    let output = mancala(&["solve", "--variant", "oware"]);
+    assert_eq!(output.status.code(), Some(2), "only kalah is solved");
+}
+
+#[test]
+fn ai_prints_a_legal_move_and_is_reproducible() {
+    let args = [
+        "ai",
+        "--variant",
+        "oware",
+        "--level",
+        "advanced",
+        "--seed",
+        "5",
+        "--nodes",
+        "50000",
+        "--json",
+    ];
+    let first = json_of(&mancala(&args));
+    let again = json_of(&mancala(&args));
+    assert_eq!(first, again);
+    let pit = first["pit"].as_u64().unwrap();
+    assert!((1..=6).contains(&pit));
+    assert!(first["value"].is_number());
+    let output = mancala(&["ai", "--variant", "mangala", "--level", "perfect"]);
+    assert_eq!(output.status.code(), Some(2), "perfect is Kalah only");
+    let output = mancala(&["ai", "--variant", "kalah", "--level", "genius"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn match_reports_wins_draws_and_losses() {
+    let report = json_of(&mancala(&[
+        "match",
+        "--variant",
+        "kalah",
+        "--a",
+        "intermediate",
+        "--b",
+        "random",
+        "--games",
+        "6",
+        "--json",
+    ]));
+    let games = report["a_wins"].as_u64().unwrap()
+        + report["draws"].as_u64().unwrap()
+        + report["b_wins"].as_u64().unwrap();
+    assert_eq!(games, 6);
+    let score = report["score"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&score));
+    let text = mancala(&[
+        "match",
+        "--variant",
+        "mangala",
+        "--a",
+        "beginner",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("rating difference"), "{text}");
+}
