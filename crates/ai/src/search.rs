@@ -137,7 +137,8 @@ impl<P: Evaluate> Searcher<P> {
     pub fn root_values(&mut self, game: &Game<P>, depth: u32, budget: &Budget) -> Vec<(Pit, i32)> {
         let root = *game.position();
         let mut run = Run::new(self, game, budget);
-        root.legal_moves()
+        let values: Vec<(Pit, i32)> = root
+            .legal_moves()
             .map(|pit| {
                 let child = root.play_unchecked(pit);
                 (
@@ -145,7 +146,12 @@ impl<P: Evaluate> Searcher<P> {
                     run.child_value(&root, &child, depth.saturating_sub(1), -INFINITY, INFINITY),
                 )
             })
-            .collect()
+            .collect();
+        if !run.aborted || depth <= 1 {
+            return values;
+        }
+        // Out of budget: one ply, which always finishes, beats garbage.
+        self.root_values(game, 1, &Budget::unlimited())
     }
 }
 

@@ -51,7 +51,8 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
     // than it has configurations of its pits.
     let options = position.options();
     let configurations = Endgame::entries(options.pits(), 2 * options.pits() * options.seeds());
-    let table_bytes = (args.table_mb << 20).min(configurations.saturating_mul(64).max(1 << 20) as usize);
+    let table_bytes =
+        (args.table_mb << 20).min(configurations.saturating_mul(64).max(1 << 20) as usize);
     let mut solver = Solver::new(table_bytes);
     if args.endgame_stones > 0 {
         progress.set_message(format!(
