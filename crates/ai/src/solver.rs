@@ -39,78 +39,71 @@ pub struct Progress {
     pub nodes: u64,
 }
 
-/// One table entry, 16 bytes: four make a cache line.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
-    /// The position's pits, seen from the player to move (see [`fold`]).
-    low: u64,
-    high: u32,
+    /// The pits key, split for 8-byte alignment (24-byte slots).
+    key: [u64; 2],
     lower: i8,
     upper: i8,
     /// Best move's pit, 0 when unknown.
     best: u8,
-    /// 0 for an empty slot, else 1 + log2 of the nodes spent below the
-    /// position: what to keep when positions compete for a bucket.
+    /// log2 of the nodes spent below this position: what to keep when two
+    /// positions compete for a bucket.
     work: u8,
+    used: bool,
 }
 
-/// The pits of a position as 12 bytes, the mover's first, without stores
-/// or the player to move: the rules are the same for both players, so a
-/// position and its mirror image (sides swapped, the other player to move)
-/// have the same gain and share an entry.
-#[inline]
-fn fold(position: &Kalah) -> (u64, u32) {
-    let pits = 8 * usize::from(position.options().pits());
-    let key = position.pits_key();
-    let row = (1u128 << pits) - 1;
-    let packed = key & row | (key >> (pits + 8) & row) << pits;
-    (packed as u64, (packed >> 64) as u32)
-}
-
-/// Buckets of four slots, one cache line each; a new position replaces the
-/// slot that cost the least work.
+/// Two-slot buckets: a new position replaces the slot that cost less work.
 #[derive(Clone, Debug)]
 struct Table {
     slots: Vec<Slot>,
     buckets: usize,
 }
 
-const BUCKET: usize = 4;
-
 impl Table {
     fn new(bytes: usize) -> Table {
-        // The largest power of two of buckets that fits the bytes.
-        let wanted = (bytes / std::mem::size_of::<Slot>() / BUCKET).max(1);
-        let buckets = 1 << (usize::BITS - 1 - wanted.leading_zeros());
+        let slots = (bytes / std::mem::size_of::<Slot>()).max(2);
+        let buckets =
+            (slots / 2).next_power_of_two() / if (slots / 2).is_power_of_two() { 1 } else { 2 };
         Table {
-            slots: vec![Slot::default(); buckets * BUCKET],
+            slots: vec![Slot::default(); buckets * 2],
             buckets,
         }
     }
 
     #[inline]
-    fn bucket(&self, (low, high): (u64, u32)) -> usize {
-        let mixed = (low ^ u64::from(high).rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        ((mixed >> 24) as usize & (self.buckets - 1)) * BUCKET
+    fn bucket(&self, key: u128) -> usize {
+        let mixed = (key as u64 ^ (key >> 64) as u64 ^ (key >> 53) as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        ((mixed >> 20) as usize & (self.buckets - 1)) * 2
     }
 
     #[inline]
-    fn probe(&self, key: (u64, u32)) -> Option<&Slot> {
+    fn probe(&self, key: u128) -> Option<&Slot> {
+        let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
-        self.slots[at..at + BUCKET]
+        self.slots[at..at + 2]
             .iter()
-            .find(|slot| slot.work != 0 && (slot.low, slot.high) == key)
+            .find(|slot| slot.used && slot.key == split)
     }
 
     #[inline]
-    fn store(&mut self, key: (u64, u32), lower: i32, upper: i32, best: u8, work: u8) {
+    fn store(&mut self, key: u128, lower: i32, upper: i32, best: u8, work: u8) {
+        let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
-        let bucket = &mut self.slots[at..at + BUCKET];
-        let work = work.saturating_add(1);
-        if let Some(slot) = bucket
-            .iter_mut()
-            .find(|slot| slot.work != 0 && (slot.low, slot.high) == key)
+        let bucket = &mut self.slots[at..at + 2];
+        let index = if let Some(same) = bucket
+            .iter()
+            .position(|slot| slot.used && slot.key == split)
         {
+            same
+        } else if !bucket[0].used || bucket[0].work <= bucket[1].work {
+            0
+        } else {
+            1
+        };
+        let slot = &mut bucket[index];
+        if slot.used && slot.key == split {
             // Narrow what is known; both bounds stay true.
             slot.lower = slot.lower.max(lower as i8);
             slot.upper = slot.upper.min(upper as i8);
@@ -118,19 +111,16 @@ impl Table {
             if best != 0 {
                 slot.best = best;
             }
-            return;
+        } else {
+            *slot = Slot {
+                key: split,
+                lower: lower as i8,
+                upper: upper as i8,
+                best,
+                work,
+                used: true,
+            };
         }
-        let Some(slot) = bucket.iter_mut().min_by_key(|slot| slot.work) else {
-            return;
-        };
-        *slot = Slot {
-            low: key.0,
-            high: key.1,
-            lower: lower as i8,
-            upper: upper as i8,
-            best,
-            work,
-        };
     }
 }
 
@@ -296,7 +286,7 @@ impl Solver {
         // search again: keeping them out of the table keeps it for the
         // expensive ones.
         let cached = true;
-        let key = fold(position);
+        let key = position.pits_key();
         let mut hinted = 0;
         let (mut lower_known, mut upper_known) = (-stones, stones);
         if let Some(slot) = self.table.probe(key).filter(|_| cached) {
