@@ -15,8 +15,9 @@ use mancala_rules::{Kalah, KalahOptions, Player, Position};
 pub struct Endgame {
     options: KalahOptions,
     max_stones: u8,
-    /// `binomial[n][k]` for the ranks.
-    binomial: Vec<Vec<u64>>,
+    /// `binomial[n][k]` for the ranks, rows of fixed width so that a rank
+    /// costs no pointer chasing.
+    binomial: Vec<[u64; 13]>,
     /// Index of the first configuration with `s` stones.
     offsets: Vec<u64>,
     /// Gains, `UNKNOWN` while building.
@@ -46,7 +47,7 @@ impl Endgame {
         let board_stones = 2 * options.pits() * options.seeds();
         let max_stones = max_stones.min(board_stones);
         let top = usize::from(max_stones) + places + 1;
-        let mut binomial = vec![vec![0u64; places + 1]; top + 1];
+        let mut binomial = vec![[0u64; 13]; top + 1];
         for n in 0..=top {
             binomial[n][0] = 1;
             for k in 1..=places.min(n) {

@@ -39,7 +39,7 @@ pub struct Progress {
     pub nodes: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Slot {
     /// The pits key, split for 8-byte alignment (24-byte slots).
     key: [u64; 2],
@@ -53,20 +53,49 @@ struct Slot {
     used: bool,
 }
 
+impl Slot {
+    /// Unpacks a stored slot: the key, then bounds, move, work and the used
+    /// flag in the third word.
+    #[inline]
+    fn load(raw: [u64; 3]) -> Slot {
+        let data = raw[2];
+        Slot {
+            key: [raw[0], raw[1]],
+            lower: data as u8 as i8,
+            upper: (data >> 8) as u8 as i8,
+            best: (data >> 16) as u8,
+            work: (data >> 24) as u8,
+            used: data >> 32 != 0,
+        }
+    }
+
+    #[inline]
+    fn save(&self) -> [u64; 3] {
+        let data = u64::from(self.lower as u8)
+            | u64::from(self.upper as u8) << 8
+            | u64::from(self.best) << 16
+            | u64::from(self.work) << 24
+            | u64::from(self.used) << 32;
+        [self.key[0], self.key[1], data]
+    }
+}
+
 /// Two-slot buckets: a new position replaces the slot that cost less work.
+/// Slots are stored as plain words so that the table starts as zeroed
+/// memory, which the system hands out lazily instead of being written.
 #[derive(Clone, Debug)]
 struct Table {
-    slots: Vec<Slot>,
+    slots: Vec<[u64; 3]>,
     buckets: usize,
 }
 
 impl Table {
     fn new(bytes: usize) -> Table {
-        let slots = (bytes / std::mem::size_of::<Slot>()).max(2);
-        let buckets =
-            (slots / 2).next_power_of_two() / if (slots / 2).is_power_of_two() { 1 } else { 2 };
+        // The largest power of two of buckets that fits the bytes.
+        let wanted = (bytes / std::mem::size_of::<[u64; 3]>() / 2).max(1);
+        let buckets = 1 << (usize::BITS - 1 - wanted.leading_zeros());
         Table {
-            slots: vec![Slot::default(); buckets * 2],
+            slots: vec![[0; 3]; buckets * 2],
             buckets,
         }
     }
@@ -79,11 +108,12 @@ impl Table {
     }
 
     #[inline]
-    fn probe(&self, key: u128) -> Option<&Slot> {
+    fn probe(&self, key: u128) -> Option<Slot> {
         let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
         self.slots[at..at + 2]
             .iter()
+            .map(|&raw| Slot::load(raw))
             .find(|slot| slot.used && slot.key == split)
     }
 
@@ -91,7 +121,7 @@ impl Table {
     fn store(&mut self, key: u128, lower: i32, upper: i32, best: u8, work: u8) {
         let split = [key as u64, (key >> 64) as u64];
         let at = self.bucket(key);
-        let bucket = &mut self.slots[at..at + 2];
+        let bucket = [Slot::load(self.slots[at]), Slot::load(self.slots[at + 1])];
         let index = if let Some(same) = bucket
             .iter()
             .position(|slot| slot.used && slot.key == split)
@@ -102,7 +132,7 @@ impl Table {
         } else {
             1
         };
-        let slot = &mut bucket[index];
+        let mut slot = bucket[index];
         if slot.used && slot.key == split {
             // Narrow what is known; both bounds stay true.
             slot.lower = slot.lower.max(lower as i8);
@@ -112,7 +142,7 @@ impl Table {
                 slot.best = best;
             }
         } else {
-            *slot = Slot {
+            slot = Slot {
                 key: split,
                 lower: lower as i8,
                 upper: upper as i8,
@@ -121,6 +151,7 @@ impl Table {
                 used: true,
             };
         }
+        self.slots[at + index] = slot.save();
     }
 }
 
