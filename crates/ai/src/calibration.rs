@@ -25,6 +25,21 @@ pub fn rating(variant: Variant, level: Level) -> Option<f64> {
         .map(|&(_, rating)| rating)
 }
 
+/// The level whose rating is nearest `rating` in `variant`, among the
+/// levels that play at their default budget in well under 300 ms: what
+/// matchmaking offers a player of that rating, and what takes over the seat
+/// of a player who left. `Perfect` is never chosen: at its default budget it
+/// plays like `Advanced` (see the README).
+pub fn level_near(variant: Variant, rating: f64) -> Level {
+    [Level::Beginner, Level::Intermediate, Level::Advanced]
+        .into_iter()
+        .filter_map(|level| {
+            self::rating(variant, level).map(|rated| (level, (rated - rating).abs()))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(Level::Intermediate, |(level, _)| level)
+}
+
 /// `Perfect` is `Advanced` plus exact play once its proof completes: it is
 /// rated from its own match against `Advanced` (see the README).
 const KALAH: [(Level, f64); 4] = [
@@ -68,5 +83,14 @@ mod tests {
         }
         assert!(rating(Variant::Kalah(Default::default()), Level::Perfect).is_some());
         assert_eq!(rating(Variant::Oware, Level::Perfect), None);
+    }
+
+    #[test]
+    fn the_nearest_level_follows_the_rating() {
+        let kalah = Variant::Kalah(Default::default());
+        assert_eq!(level_near(kalah, 800.0), Level::Beginner);
+        assert_eq!(level_near(kalah, 1500.0), Level::Intermediate);
+        assert_eq!(level_near(kalah, 2600.0), Level::Advanced);
+        assert_eq!(level_near(Variant::Oware, f64::NAN), Level::Beginner);
     }
 }

@@ -31,7 +31,7 @@ mod table;
 
 pub use any::AnyAi;
 pub use budget::Budget;
-pub use calibration::rating;
+pub use calibration::{level_near, rating};
 pub use endgame::Endgame;
 pub use eval::{Evaluate, SCALE};
 pub use player::{Ai, Decision, Level, LevelUnavailable, Player, UnknownLevel};
