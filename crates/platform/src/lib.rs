@@ -1,0 +1,11 @@
+//! Plumbing shared by the Mancala Arena services.
+//!
+//! Settings are read once in `main` and passed by value; nothing here is
+//! global. Secrets stay wrapped ([`secrecy::SecretString`]) until the one
+//! call that needs them, so they never reach a log line.
+
+pub mod config;
+pub mod password;
+
+pub use config::{ConfigError, LogFormat, Settings};
+pub use secrecy::{ExposeSecret, SecretString};

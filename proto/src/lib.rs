@@ -1,0 +1,7 @@
+//! Mancala Arena's wire types. Everything a client or another service sees
+//! is defined here, so that the services agree on it and the schema can be
+//! generated from one place.
+
+pub mod error;
+
+pub use error::{ErrorBody, ErrorCode};
