@@ -41,6 +41,13 @@ pub struct Settings {
     pub jwt_leeway: Duration,
     /// `APP_REFRESH_TOKEN_TTL_DAYS`: how long a refresh token family lives.
     pub refresh_token_ttl: Duration,
+    /// `APP_JWT_PRIVATE_KEY`: base64url Ed25519 seed; the matchmaking
+    /// service signs with it. Unset: a random key per start, which suits a
+    /// single development process only.
+    pub jwt_private_key: Option<SecretString>,
+    /// `APP_JWT_PUBLIC_KEY`: base64url Ed25519 public key; the other services
+    /// verify with it.
+    pub jwt_public_key: Option<String>,
 }
 
 /// A setting that could not be read. Never holds the value itself, which
@@ -106,6 +113,10 @@ impl Settings {
             access_token_ttl,
             jwt_leeway: seconds("APP_JWT_LEEWAY_SECS", 30)?,
             refresh_token_ttl: Duration::from_secs(days.saturating_mul(24 * 60 * 60)),
+            jwt_private_key: vars
+                .get("APP_JWT_PRIVATE_KEY")
+                .map(|key| SecretString::from(key.clone())),
+            jwt_public_key: vars.get("APP_JWT_PUBLIC_KEY").cloned(),
         })
     }
 }

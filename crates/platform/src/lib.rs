@@ -5,6 +5,7 @@
 //! call that needs them, so they never reach a log line.
 
 pub mod config;
+pub mod jwt;
 pub mod password;
 
 pub use config::{ConfigError, LogFormat, Settings};
