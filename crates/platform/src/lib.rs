@@ -7,6 +7,8 @@
 pub mod config;
 pub mod jwt;
 pub mod password;
+pub mod stores;
 
 pub use config::{ConfigError, LogFormat, Settings};
 pub use secrecy::{ExposeSecret, SecretString};
+pub use stores::{MIGRATOR, Redis, connect_postgres};

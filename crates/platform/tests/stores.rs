@@ -1,0 +1,129 @@
+//! The stores against the real Postgres and Redis: a fresh database and a
+//! fresh key prefix per test.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use mancala_platform::{MIGRATOR, Redis, SecretString, connect_postgres};
+use redis::AsyncCommands;
+use sqlx::{Executor, PgPool};
+
+/// The server's address, without a database.
+fn server_url() -> String {
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    match url.rsplit_once('/') {
+        Some((server, _)) => server.to_owned(),
+        None => url,
+    }
+}
+
+/// A database of its own, migrated.
+async fn fresh_database() -> (PgPool, String) {
+    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+    let admin = connect_postgres(&SecretString::from(format!("{}/postgres", server_url())), 1)
+        .await
+        .unwrap();
+    admin
+        .execute(format!(r#"CREATE DATABASE "{name}""#).as_str())
+        .await
+        .unwrap();
+    let pool = connect_postgres(&SecretString::from(format!("{}/{name}", server_url())), 4)
+        .await
+        .unwrap();
+    MIGRATOR.run(&pool).await.unwrap();
+    (pool, name)
+}
+
+async fn drop_database(pool: PgPool, name: &str) {
+    pool.close().await;
+    let admin = connect_postgres(&SecretString::from(format!("{}/postgres", server_url())), 1)
+        .await
+        .unwrap();
+    admin
+        .execute(format!(r#"DROP DATABASE "{name}" WITH (FORCE)"#).as_str())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn migrations_make_usernames_unique_without_regard_to_case() {
+    let (pool, name) = fresh_database().await;
+    let player = |display: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let id = uuid::Uuid::new_v4();
+            sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
+                .bind(id)
+                .bind(display)
+                .execute(&pool)
+                .await
+                .unwrap();
+            id
+        }
+    };
+    let alice = player("Alice").await;
+    let other = player("Bob").await;
+    let credentials = |id: uuid::Uuid, username: &'static str| {
+        sqlx::query(
+            "INSERT INTO credentials (player_id, username, password_hash) VALUES ($1, $2, 'x')",
+        )
+        .bind(id)
+        .bind(username)
+        .execute(&pool)
+    };
+    credentials(alice, "Alice").await.unwrap();
+    let error = credentials(other, "alice").await.unwrap_err();
+    let code = error.as_database_error().and_then(|e| e.code()).unwrap();
+    assert_eq!(code, "23505", "a unique violation");
+    let error = credentials(other, "no spaces!").await.unwrap_err();
+    assert_eq!(
+        error.as_database_error().and_then(|e| e.code()).unwrap(),
+        "23514",
+        "a check violation"
+    );
+    // Running the migrations again changes nothing.
+    MIGRATOR.run(&pool).await.unwrap();
+    drop_database(pool, &name).await;
+}
+
+#[tokio::test]
+async fn redis_keys_live_under_their_prefix() {
+    let url = SecretString::from(
+        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+    );
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    let first = Redis::connect(&url, &format!("test:{unique}:a:"))
+        .await
+        .unwrap();
+    let second = Redis::connect(&url, &format!("test:{unique}:b:"))
+        .await
+        .unwrap();
+    first.ping().await.unwrap();
+    let mut connection = first.connection();
+    let _: () = connection
+        .set_ex(first.key("greeting"), "hello", 60)
+        .await
+        .unwrap();
+    let seen: Option<String> = connection.get(first.key("greeting")).await.unwrap();
+    assert_eq!(seen.as_deref(), Some("hello"));
+    let elsewhere: Option<String> = second
+        .connection()
+        .get(second.key("greeting"))
+        .await
+        .unwrap();
+    assert_eq!(elsewhere, None);
+    let _: () = connection.del(first.key("greeting")).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_unreachable_store_is_an_error_not_a_hang() {
+    let started = std::time::Instant::now();
+    let nowhere = SecretString::from("postgres://postgres@127.0.0.1:1/postgres".to_owned());
+    assert!(connect_postgres(&nowhere, 1).await.is_err());
+    assert!(
+        Redis::connect(&SecretString::from("redis://127.0.0.1:1".to_owned()), "x:")
+            .await
+            .is_err()
+    );
+    assert!(started.elapsed().as_secs() < 10);
+}
