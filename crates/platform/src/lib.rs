@@ -5,10 +5,12 @@
 //! call that needs them, so they never reach a log line.
 
 pub mod config;
+pub mod http;
 pub mod jwt;
 pub mod password;
 pub mod stores;
 
 pub use config::{ConfigError, LogFormat, Settings};
+pub use http::{ApiError, Readiness, configure_health, json_config};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use stores::{MIGRATOR, Redis, connect_postgres};

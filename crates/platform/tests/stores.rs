@@ -127,3 +127,36 @@ async fn an_unreachable_store_is_an_error_not_a_hang() {
     );
     assert!(started.elapsed().as_secs() < 10);
 }
+
+#[actix_web::test]
+async fn readiness_follows_the_stores() {
+    use actix_web::{App, test};
+    use mancala_platform::{Readiness, configure_health};
+
+    let (pool, name) = fresh_database().await;
+    let url = SecretString::from(
+        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+    );
+    let redis = Redis::connect(&url, "test:readiness:").await.unwrap();
+    let readiness = Readiness {
+        postgres: pool.clone(),
+        redis,
+    };
+    let app =
+        test::init_service(App::new().configure(|config| configure_health(config, readiness)))
+            .await;
+    let status = |uri: &'static str| {
+        let request = test::TestRequest::get().uri(uri).to_request();
+        test::call_service(&app, request)
+    };
+    assert_eq!(status("/healthz").await.status().as_u16(), 200);
+    assert_eq!(status("/readyz").await.status().as_u16(), 200);
+    // With Postgres gone, the service is alive but not ready.
+    pool.close().await;
+    let response = status("/readyz").await;
+    assert_eq!(response.status().as_u16(), 503);
+    let body: mancala_proto::ErrorBody = test::read_body_json(response).await;
+    assert_eq!(body.code, mancala_proto::ErrorCode::Unavailable);
+    assert_eq!(status("/healthz").await.status().as_u16(), 200);
+    drop_database(pool, &name).await;
+}

@@ -1,0 +1,223 @@
+//! HTTP plumbing shared by the services: the one API error type, the JSON
+//! body rules, and the health endpoints.
+//!
+//! Handlers return `Result<_, ApiError>`; an error becomes
+//! `{"code": "...", "message": "..."}` with the status its code names in
+//! `mancala_proto::ErrorCode`. Internal errors are logged where they happen
+//! and reach the client only as `internal`.
+
+use std::fmt;
+
+use actix_web::error::JsonPayloadError;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderValue, RETRY_AFTER};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use mancala_proto::{ErrorBody, ErrorCode};
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+
+use crate::stores::Redis;
+
+/// Largest JSON body a REST endpoint accepts.
+pub const MAX_JSON_BYTES: usize = 16 * 1024;
+
+/// An error as the client sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// Seconds to wait, sent as `Retry-After` (rate limits).
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// An error whose details must not reach the client.
+    pub fn internal() -> ApiError {
+        ApiError::new(ErrorCode::Internal, "internal error")
+    }
+
+    /// Too many requests; retry after `seconds`.
+    pub fn rate_limited(seconds: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(seconds),
+            ..ApiError::new(ErrorCode::RateLimited, "too many requests")
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        if let Some(seconds) = self.retry_after {
+            response.insert_header((RETRY_AFTER, HeaderValue::from(seconds)));
+        }
+        response.json(ErrorBody {
+            code: self.code,
+            message: self.message.clone(),
+        })
+    }
+}
+
+/// Parsing rules for JSON bodies: a size limit, and errors that say which
+/// rule the body broke (malformed, unknown field, too large) in the API's
+/// own error shape.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(MAX_JSON_BYTES)
+        .error_handler(|error, _: &HttpRequest| {
+            let api = match &error {
+                JsonPayloadError::Overflow { .. }
+                | JsonPayloadError::OverflowKnownLength { .. } => ApiError::new(
+                    ErrorCode::PayloadTooLarge,
+                    format!("the body exceeds {MAX_JSON_BYTES} bytes"),
+                ),
+                JsonPayloadError::Deserialize(inner)
+                    if inner.to_string().contains("unknown field") =>
+                {
+                    ApiError::new(ErrorCode::UnknownField, inner.to_string())
+                }
+                JsonPayloadError::Deserialize(inner) => {
+                    ApiError::new(ErrorCode::MalformedJson, inner.to_string())
+                }
+                JsonPayloadError::ContentType => ApiError::new(
+                    ErrorCode::MalformedJson,
+                    "the body must be application/json",
+                ),
+                _ => ApiError::new(
+                    ErrorCode::MalformedJson,
+                    "the body could not be read as JSON",
+                ),
+            };
+            api.into()
+        })
+}
+
+/// What `/readyz` checks.
+#[derive(Clone, Debug)]
+pub struct Readiness {
+    pub postgres: PgPool,
+    pub redis: Redis,
+}
+
+/// `GET /healthz` (the process is alive) and `GET /readyz` (Postgres and
+/// Redis answer).
+pub fn configure_health(config: &mut web::ServiceConfig, readiness: Readiness) {
+    config
+        .app_data(web::Data::new(readiness))
+        .route("/healthz", web::get().to(healthz))
+        .route("/readyz", web::get().to(readyz));
+}
+
+async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({"status": "ok"}))
+}
+
+async fn readyz(readiness: web::Data<Readiness>) -> Result<HttpResponse, ApiError> {
+    let postgres = sqlx::query_scalar::<_, i32>("SELECT 1")
+        .fetch_one(&readiness.postgres)
+        .await
+        .is_ok();
+    let mut connection: ConnectionManager = readiness.redis.connection();
+    let redis = redis::cmd("PING")
+        .query_async::<String>(&mut connection)
+        .await
+        .is_ok();
+    if postgres && redis {
+        Ok(HttpResponse::Ok()
+            .json(serde_json::json!({"status": "ready", "postgres": true, "redis": true})))
+    } else {
+        let down: Vec<&str> = [("postgres", postgres), ("redis", redis)]
+            .into_iter()
+            .filter(|(_, up)| !up)
+            .map(|(name, _)| name)
+            .collect();
+        Err(ApiError::new(
+            ErrorCode::Unavailable,
+            format!("unreachable: {}", down.join(", ")),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{App, test};
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Login {
+        username: String,
+    }
+
+    async fn echo(body: web::Json<Login>) -> HttpResponse {
+        HttpResponse::Ok().body(body.username.clone())
+    }
+
+    async fn limited() -> Result<HttpResponse, ApiError> {
+        Err(ApiError::rate_limited(7))
+    }
+
+    async fn call(body: &'static str) -> (u16, ErrorBody) {
+        let app = test::init_service(
+            App::new()
+                .app_data(json_config())
+                .route("/echo", web::post().to(echo)),
+        )
+        .await;
+        let request = test::TestRequest::post()
+            .uri("/echo")
+            .insert_header(("content-type", "application/json"))
+            .set_payload(body)
+            .to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        (status, test::read_body_json(response).await)
+    }
+
+    #[actix_web::test]
+    async fn bad_bodies_get_their_own_codes() {
+        let (status, body) = call("{not json").await;
+        assert_eq!((status, body.code), (400, ErrorCode::MalformedJson));
+        let (status, body) = call(r#"{"username":"a","admin":true}"#).await;
+        assert_eq!((status, body.code), (400, ErrorCode::UnknownField));
+        let (status, body) = call(r#"{"username":5}"#).await;
+        assert_eq!((status, body.code), (400, ErrorCode::MalformedJson));
+        let huge: &'static str = Box::leak(
+            format!(r#"{{"username":"{}"}}"#, "x".repeat(MAX_JSON_BYTES)).into_boxed_str(),
+        );
+        let (status, body) = call(huge).await;
+        assert_eq!((status, body.code), (413, ErrorCode::PayloadTooLarge));
+    }
+
+    #[actix_web::test]
+    async fn rate_limits_say_when_to_retry() {
+        let app = test::init_service(App::new().route("/limited", web::get().to(limited))).await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/limited").to_request()).await;
+        assert_eq!(response.status().as_u16(), 429);
+        assert_eq!(response.headers().get(RETRY_AFTER).unwrap(), "7");
+        let body: ErrorBody = test::read_body_json(response).await;
+        assert_eq!(body.code, ErrorCode::RateLimited);
+    }
+}
