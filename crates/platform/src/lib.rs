@@ -9,6 +9,7 @@ pub mod http;
 pub mod jwt;
 pub mod password;
 pub mod stores;
+pub mod telemetry;
 
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, Readiness, configure_health, json_config};

@@ -1,0 +1,126 @@
+//! Logs and metrics.
+//!
+//! Logs go through `tracing`: JSON lines for collectors or pretty lines for
+//! a terminal, filtered by `RUST_LOG` (default `info`). Every HTTP request
+//! runs in a span with a request id (`tracing-actix-web`), returned to the
+//! client in the `x-request-id` header so a report can be matched to the
+//! logs. Metrics are Prometheus text at `GET /metrics`.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpResponse, web};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+/// Installs the global log subscriber. A process calls it once, in `main`;
+/// a second call (tests) leaves the first in place.
+pub fn init_logging(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _already_installed = match format {
+        LogFormat::Json => builder.json().with_current_span(true).try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+}
+
+/// The request-id and tracing middleware, for `App::wrap`.
+pub fn request_tracing()
+-> tracing_actix_web::TracingLogger<tracing_actix_web::DefaultRootSpanBuilder> {
+    tracing_actix_web::TracingLogger::default()
+}
+
+/// Copies the request id that [`request_tracing`] assigned into the
+/// response's `x-request-id` header. Wrap it inside `request_tracing`:
+/// `App::new().wrap(from_fn(expose_request_id)).wrap(request_tracing())`.
+pub async fn expose_request_id(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let id = request
+        .extensions()
+        .get::<tracing_actix_web::RequestId>()
+        .copied();
+    let mut response = next.call(request).await?;
+    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id.to_string()).ok()) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
+    }
+    Ok(response)
+}
+
+/// A Prometheus recorder for this process's metrics. Install it once with
+/// [`install_metrics`]; tests build their own with this.
+pub fn metrics_recorder() -> (
+    metrics_exporter_prometheus::PrometheusRecorder,
+    PrometheusHandle,
+) {
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    (recorder, handle)
+}
+
+/// Makes the recorder global, so `metrics::counter!` and friends anywhere in
+/// the process land in it; returns the handle `/metrics` renders.
+pub fn install_metrics() -> Option<PrometheusHandle> {
+    let (recorder, handle) = metrics_recorder();
+    metrics::set_global_recorder(recorder).ok().map(|()| handle)
+}
+
+/// `GET /metrics`: Prometheus text exposition.
+pub fn configure_metrics(config: &mut web::ServiceConfig, handle: PrometheusHandle) {
+    config
+        .app_data(web::Data::new(handle))
+        .route("/metrics", web::get().to(metrics_text));
+}
+
+async fn metrics_text(handle: web::Data<PrometheusHandle>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(handle.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{App, test};
+
+    use super::*;
+
+    #[actix_web::test]
+    async fn metrics_are_served_as_prometheus_text() {
+        let (recorder, handle) = metrics_recorder();
+        metrics::with_local_recorder(&recorder, || {
+            metrics::counter!("games_started_total", "variant" => "kalah").increment(3);
+        });
+        let app =
+            test::init_service(App::new().configure(|config| configure_metrics(config, handle)))
+                .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/metrics").to_request()).await;
+        assert_eq!(response.status().as_u16(), 200);
+        let body = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
+        assert!(
+            body.contains(r#"games_started_total{variant="kalah"} 3"#),
+            "{body}"
+        );
+    }
+
+    #[actix_web::test]
+    async fn every_response_carries_a_request_id() {
+        init_logging(LogFormat::Pretty);
+        let app = test::init_service(
+            App::new()
+                .wrap(actix_web::middleware::from_fn(expose_request_id))
+                .wrap(request_tracing())
+                .route("/", web::get().to(|| async { HttpResponse::Ok().finish() })),
+        )
+        .await;
+        let response =
+            test::call_service(&app, test::TestRequest::get().uri("/").to_request()).await;
+        assert!(response.headers().contains_key("x-request-id"));
+    }
+}
