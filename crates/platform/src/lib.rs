@@ -8,6 +8,7 @@ pub mod config;
 pub mod http;
 pub mod jwt;
 pub mod password;
+pub mod ratelimit;
 pub mod stores;
 pub mod telemetry;
 

@@ -160,3 +160,58 @@ async fn readiness_follows_the_stores() {
     assert_eq!(status("/healthz").await.status().as_u16(), 200);
     drop_database(pool, &name).await;
 }
+
+#[tokio::test]
+async fn rate_limits_count_per_window_and_subject() {
+    use mancala_platform::ratelimit::{Decision, Limit, hit, reset};
+
+    let url = SecretString::from(
+        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+    );
+    let redis = Redis::connect(&url, &format!("test:{}:", uuid::Uuid::new_v4().simple()))
+        .await
+        .unwrap();
+    let limit = Limit {
+        max: 3,
+        window_seconds: 60,
+    };
+    let now = 1_800_000_010; // 10 s into a window
+    for remaining in [2, 1, 0] {
+        assert_eq!(
+            hit(&redis, "login", "10.0.0.1", limit, now).await.unwrap(),
+            Decision::Allowed { remaining }
+        );
+    }
+    assert_eq!(
+        hit(&redis, "login", "10.0.0.1", limit, now + 5)
+            .await
+            .unwrap(),
+        Decision::Limited { retry_after: 45 }
+    );
+    // Another subject, or another limit, has its own count.
+    assert!(matches!(
+        hit(&redis, "login", "10.0.0.2", limit, now).await.unwrap(),
+        Decision::Allowed { .. }
+    ));
+    assert!(matches!(
+        hit(&redis, "guest", "10.0.0.1", limit, now).await.unwrap(),
+        Decision::Allowed { .. }
+    ));
+    // The next window starts afresh.
+    assert_eq!(
+        hit(&redis, "login", "10.0.0.1", limit, now + 50)
+            .await
+            .unwrap(),
+        Decision::Allowed { remaining: 2 }
+    );
+    // A reset clears the current window.
+    reset(&redis, "login", "10.0.0.1", limit, now + 50)
+        .await
+        .unwrap();
+    assert_eq!(
+        hit(&redis, "login", "10.0.0.1", limit, now + 51)
+            .await
+            .unwrap(),
+        Decision::Allowed { remaining: 2 }
+    );
+}
