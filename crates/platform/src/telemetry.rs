@@ -53,6 +53,31 @@ pub async fn expose_request_id(
     Ok(response)
 }
 
+/// Counts every request and times it: `http_requests_total` and
+/// `http_request_duration_seconds`, labelled by method, route pattern (not
+/// the raw path, so ids do not explode the label set) and status.
+pub async fn record_http_metrics(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let method = request.method().to_string();
+    let started = std::time::Instant::now();
+    let response = next.call(request).await?;
+    let route = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let labels = [
+        ("method", method),
+        ("route", route),
+        ("status", response.status().as_u16().to_string()),
+    ];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    Ok(response)
+}
+
 /// A Prometheus recorder for this process's metrics. Install it once with
 /// [`install_metrics`]; tests build their own with this.
 pub fn metrics_recorder() -> (
@@ -107,6 +132,36 @@ mod tests {
             body.contains(r#"games_started_total{variant="kalah"} 3"#),
             "{body}"
         );
+    }
+
+    #[actix_web::test]
+    async fn requests_are_counted_by_route_pattern() {
+        // The middleware records into the global recorder: install it here
+        // (the only test of this binary that does).
+        let handle = install_metrics().unwrap();
+        let app = test::init_service(
+            App::new()
+                .wrap(actix_web::middleware::from_fn(record_http_metrics))
+                .route(
+                    "/games/{id}",
+                    web::get().to(|| async { HttpResponse::Ok().finish() }),
+                ),
+        )
+        .await;
+        for id in ["a", "b"] {
+            let request = test::TestRequest::get()
+                .uri(&format!("/games/{id}"))
+                .to_request();
+            test::call_service(&app, request).await;
+        }
+        let text = handle.render();
+        assert!(
+            text.contains(
+                r#"http_requests_total{method="GET",route="/games/{id}",status="200"} 2"#
+            ),
+            "{text}"
+        );
+        assert!(text.contains("http_request_duration_seconds"), "{text}");
     }
 
     #[actix_web::test]
