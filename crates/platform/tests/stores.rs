@@ -17,16 +17,18 @@ fn server_url() -> String {
     }
 }
 
-/// A database of its own, migrated.
-async fn fresh_database() -> (PgPool, String) {
-    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+/// Runs one statement on the server's maintenance database.
+async fn admin(statement: String) {
     let admin = connect_postgres(&SecretString::from(format!("{}/postgres", server_url())), 1)
         .await
         .unwrap();
-    admin
-        .execute(format!(r#"CREATE DATABASE "{name}""#).as_str())
-        .await
-        .unwrap();
+    admin.execute(statement.as_str()).await.unwrap();
+}
+
+/// A database of its own, migrated.
+async fn fresh_database() -> (PgPool, String) {
+    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
+    admin(format!(r#"CREATE DATABASE "{name}""#)).await;
     let pool = connect_postgres(&SecretString::from(format!("{}/{name}", server_url())), 4)
         .await
         .unwrap();
@@ -36,13 +38,7 @@ async fn fresh_database() -> (PgPool, String) {
 
 async fn drop_database(pool: PgPool, name: &str) {
     pool.close().await;
-    let admin = connect_postgres(&SecretString::from(format!("{}/postgres", server_url())), 1)
-        .await
-        .unwrap();
-    admin
-        .execute(format!(r#"DROP DATABASE "{name}" WITH (FORCE)"#).as_str())
-        .await
-        .unwrap();
+    admin(format!(r#"DROP DATABASE "{name}" WITH (FORCE)"#)).await;
 }
 
 #[tokio::test]
