@@ -115,20 +115,9 @@ impl fmt::Display for Level {
 }
 
 /// A level name that is not one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level {0:?}: use beginner, intermediate, advanced or perfect")]
 pub struct UnknownLevel(pub String);
-
-impl fmt::Display for UnknownLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown level {:?}: use beginner, intermediate, advanced or perfect",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownLevel {}
 
 impl FromStr for Level {
     type Err = UnknownLevel;
@@ -141,20 +130,9 @@ impl FromStr for Level {
 }
 
 /// A level that this variant does not offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("level {0} is not available for this game (only Kalah is solved)")]
 pub struct LevelUnavailable(pub Level);
-
-impl fmt::Display for LevelUnavailable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "level {} is not available for this game (only Kalah is solved)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for LevelUnavailable {}
 
 /// An AI player of one variant.
 ///

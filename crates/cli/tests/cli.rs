@@ -134,9 +134,9 @@ fn help_describes_every_command() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("--empty-capture"));
 }
 
-#[test]
-fn solve_prints_the_value_and_every_best_move() {
-    let output = mancala(&[
+/// `mancala solve` on the 3x3 Kalah board, with extra flags.
+fn solve_3x3(extra: &[&str]) -> Output {
+    let mut args = vec![
         "solve",
         "--variant",
         "kalah",
@@ -145,7 +145,14 @@ fn solve_prints_the_value_and_every_best_move() {
         "--seeds",
         "3",
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    mancala(&args)
+}
+
+#[test]
+fn solve_prints_the_value_and_every_best_move() {
+    let output = solve_3x3(&[]);
     assert!(
         output.status.success(),
         "{}",
@@ -157,32 +164,8 @@ fn solve_prints_the_value_and_every_best_move() {
     assert!(solution["nodes"].as_u64().unwrap() > 0);
     assert!(solution["seconds"].is_number());
     // The same with the endgame table off, and from a later position.
-    let plain = json_of(&mancala(&[
-        "solve",
-        "--variant",
-        "kalah",
-        "--pits",
-        "3",
-        "--seeds",
-        "3",
-        "--endgame-stones",
-        "0",
-        "--json",
-    ]));
-    assert_eq!(plain["value"], 2);
-    let later = mancala(&[
-        "solve",
-        "--variant",
-        "kalah",
-        "--pits",
-        "3",
-        "--seeds",
-        "3",
-        "--moves",
-        "1",
-        "--json",
-    ]);
-    assert!(later.status.success());
+    assert_eq!(json_of(&solve_3x3(&["--endgame-stones", "0"]))["value"], 2);
+    assert!(solve_3x3(&["--moves", "1"]).status.success());
     let output = mancala(&["solve", "--variant", "oware"]);
     assert_eq!(output.status.code(), Some(2), "only kalah is solved");
 }
