@@ -6,9 +6,10 @@ use std::fmt;
 
 use mancala_rules::PlayError;
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 /// Every error a client can receive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     MalformedJson,
@@ -21,6 +22,7 @@ pub enum ErrorCode {
     Forbidden,
     InvalidCredentials,
     UsernameTaken,
+    AlreadyRegistered,
     NotFound,
     RateLimited,
     PitOutOfRange,
@@ -32,7 +34,7 @@ pub enum ErrorCode {
 }
 
 /// The body of every error response: `{"code": "...", "message": "..."}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBody {
     pub code: ErrorCode,
@@ -50,7 +52,7 @@ pub const CLOSE_TRY_AGAIN: u16 = 1013;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -61,6 +63,7 @@ impl ErrorCode {
         ErrorCode::Forbidden,
         ErrorCode::InvalidCredentials,
         ErrorCode::UsernameTaken,
+        ErrorCode::AlreadyRegistered,
         ErrorCode::NotFound,
         ErrorCode::RateLimited,
         ErrorCode::PitOutOfRange,
@@ -84,6 +87,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::InvalidCredentials => "invalid_credentials",
             ErrorCode::UsernameTaken => "username_taken",
+            ErrorCode::AlreadyRegistered => "already_registered",
             ErrorCode::NotFound => "not_found",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::PitOutOfRange => "pit_out_of_range",
@@ -105,7 +109,7 @@ impl ErrorCode {
             | ErrorCode::InvalidCredentials => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
-            ErrorCode::UsernameTaken | ErrorCode::GameOver => 409,
+            ErrorCode::UsernameTaken | ErrorCode::AlreadyRegistered | ErrorCode::GameOver => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::PitOutOfRange | ErrorCode::EmptyPit | ErrorCode::MustFeed => 422,
             ErrorCode::RateLimited => 429,
@@ -147,6 +151,9 @@ impl ErrorCode {
             }
             ErrorCode::InvalidCredentials => "The username or password is wrong.",
             ErrorCode::UsernameTaken => "The username is already taken, in any letter case.",
+            ErrorCode::AlreadyRegistered => {
+                "The player already has a username; log in instead of registering again."
+            }
             ErrorCode::NotFound => "No such resource.",
             ErrorCode::RateLimited => {
                 "Too many requests; retry after the Retry-After header's seconds."

@@ -2,6 +2,8 @@
 //! is defined here, so that the services agree on it and the schema can be
 //! generated from one place.
 
+pub mod accounts;
 pub mod error;
 
+pub use accounts::{Credentials, Player, RefreshRequest, Session};
 pub use error::{ErrorBody, ErrorCode};

@@ -53,6 +53,37 @@ impl ApiError {
     }
 }
 
+/// A Postgres failure: `unavailable` (retryable) when the database cannot
+/// be reached, `internal` otherwise. Logged here, never shown.
+impl From<sqlx::Error> for ApiError {
+    fn from(error: sqlx::Error) -> ApiError {
+        match &error {
+            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
+                tracing::warn!(%error, "postgres unreachable");
+                ApiError::new(
+                    ErrorCode::Unavailable,
+                    "the database is unreachable; retry shortly",
+                )
+            }
+            _ => {
+                tracing::error!(%error, "postgres error");
+                ApiError::internal()
+            }
+        }
+    }
+}
+
+/// A Redis failure: every one is treated as the store being unreachable.
+impl From<redis::RedisError> for ApiError {
+    fn from(error: redis::RedisError) -> ApiError {
+        tracing::warn!(%error, "redis error");
+        ApiError::new(
+            ErrorCode::Unavailable,
+            "a store is unreachable; retry shortly",
+        )
+    }
+}
+
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.code, self.message)

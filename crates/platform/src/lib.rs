@@ -4,15 +4,23 @@
 //! global. Secrets stay wrapped ([`secrecy::SecretString`]) until the one
 //! call that needs them, so they never reach a log line.
 
+pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod http;
 pub mod jwt;
 pub mod password;
 pub mod ratelimit;
+pub mod server;
 pub mod stores;
 pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
 
+pub use auth::{Authenticated, Authenticator, MaybeAuthenticated};
+pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, Readiness, configure_health, json_config};
 pub use secrecy::{ExposeSecret, SecretString};
+pub use server::{Bound, StartError, serve};
 pub use stores::{MIGRATOR, Redis, connect_postgres};

@@ -18,6 +18,26 @@ pub struct Limit {
     pub window_seconds: u64,
 }
 
+/// Settings write a limit as `max/window_seconds`, e.g. `10/900`.
+impl std::str::FromStr for Limit {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Limit, String> {
+        let (max, window) = text
+            .split_once('/')
+            .ok_or_else(|| format!("expected max/window_seconds, got {text:?}"))?;
+        let max = max.trim().parse().map_err(|e| format!("max: {e}"))?;
+        let window_seconds: u64 = window.trim().parse().map_err(|e| format!("window: {e}"))?;
+        if window_seconds == 0 {
+            return Err("the window must be at least one second".into());
+        }
+        Ok(Limit {
+            max,
+            window_seconds,
+        })
+    }
+}
+
 /// Whether an event may go ahead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decision {
@@ -61,6 +81,32 @@ pub async fn hit(
     })
 }
 
+/// Whether `subject` is already at the limit, without counting an event:
+/// a login is refused before its password is checked once the failures
+/// have run out, so a correct guess past the limit teaches nothing.
+pub async fn peek(
+    redis: &Redis,
+    name: &str,
+    subject: &str,
+    limit: Limit,
+    now: u64,
+) -> Result<Decision, redis::RedisError> {
+    let window = limit.window_seconds.max(1);
+    let start = now - now % window;
+    let key = redis.key(&format!("ratelimit:{name}:{subject}:{start}"));
+    let count: Option<u64> = redis.connection().get(&key).await?;
+    let count = count.unwrap_or(0);
+    Ok(if count >= limit.max {
+        Decision::Limited {
+            retry_after: (start + window - now).max(1),
+        }
+    } else {
+        Decision::Allowed {
+            remaining: limit.max - count,
+        }
+    })
+}
+
 /// Forgets the count of `subject` in the current window: a successful login
 /// clears its failures.
 pub async fn reset(
@@ -76,4 +122,23 @@ pub async fn reset(
         now - now % window
     ));
     redis.connection().del::<_, ()>(key).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_parse_from_settings() {
+        assert_eq!(
+            "10/900".parse::<Limit>(),
+            Ok(Limit {
+                max: 10,
+                window_seconds: 900
+            })
+        );
+        for bad in ["10", "x/60", "10/0", "10/-1"] {
+            assert!(bad.parse::<Limit>().is_err(), "{bad}");
+        }
+    }
 }

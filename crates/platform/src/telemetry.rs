@@ -89,11 +89,18 @@ pub fn metrics_recorder() -> (
     (recorder, handle)
 }
 
-/// Makes the recorder global, so `metrics::counter!` and friends anywhere in
-/// the process land in it; returns the handle `/metrics` renders.
+/// The process's Prometheus recorder, installed on first use: metrics are
+/// process-wide by nature (`metrics::counter!` anywhere lands in it), so
+/// every service mounted in one process shares it. Returns the handle that
+/// `/metrics` renders; `None` only if another recorder was installed first.
 pub fn install_metrics() -> Option<PrometheusHandle> {
-    let (recorder, handle) = metrics_recorder();
-    metrics::set_global_recorder(recorder).ok().map(|()| handle)
+    static HANDLE: std::sync::OnceLock<Option<PrometheusHandle>> = std::sync::OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let (recorder, handle) = metrics_recorder();
+            metrics::set_global_recorder(recorder).ok().map(|()| handle)
+        })
+        .clone()
 }
 
 /// `GET /metrics`: Prometheus text exposition.

@@ -3,47 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use mancala_platform::testing::{TestStores, redis_url};
 use mancala_platform::{MIGRATOR, Redis, SecretString, connect_postgres};
 use redis::AsyncCommands;
-use sqlx::{Executor, PgPool};
-
-/// The server's address, without a database.
-fn server_url() -> String {
-    let url = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    match url.rsplit_once('/') {
-        Some((server, _)) => server.to_owned(),
-        None => url,
-    }
-}
-
-/// Runs one statement on the server's maintenance database.
-async fn admin(statement: String) {
-    let admin = connect_postgres(&SecretString::from(format!("{}/postgres", server_url())), 1)
-        .await
-        .unwrap();
-    admin.execute(statement.as_str()).await.unwrap();
-}
-
-/// A database of its own, migrated.
-async fn fresh_database() -> (PgPool, String) {
-    let name = format!("test_{}", uuid::Uuid::new_v4().simple());
-    admin(format!(r#"CREATE DATABASE "{name}""#)).await;
-    let pool = connect_postgres(&SecretString::from(format!("{}/{name}", server_url())), 4)
-        .await
-        .unwrap();
-    MIGRATOR.run(&pool).await.unwrap();
-    (pool, name)
-}
-
-async fn drop_database(pool: PgPool, name: &str) {
-    pool.close().await;
-    admin(format!(r#"DROP DATABASE "{name}" WITH (FORCE)"#)).await;
-}
 
 #[tokio::test]
 async fn migrations_make_usernames_unique_without_regard_to_case() {
-    let (pool, name) = fresh_database().await;
+    let stores = TestStores::new().await.unwrap();
+    let pool = stores.postgres.clone();
     let player = |display: &'static str| {
         let pool = pool.clone();
         async move {
@@ -79,14 +46,12 @@ async fn migrations_make_usernames_unique_without_regard_to_case() {
     );
     // Running the migrations again changes nothing.
     MIGRATOR.run(&pool).await.unwrap();
-    drop_database(pool, &name).await;
+    stores.cleanup().await.unwrap();
 }
 
 #[tokio::test]
 async fn redis_keys_live_under_their_prefix() {
-    let url = SecretString::from(
-        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-    );
+    let url = redis_url();
     let unique = uuid::Uuid::new_v4().simple().to_string();
     let first = Redis::connect(&url, &format!("test:{unique}:a:"))
         .await
@@ -129,14 +94,11 @@ async fn readiness_follows_the_stores() {
     use actix_web::{App, test};
     use mancala_platform::{Readiness, configure_health};
 
-    let (pool, name) = fresh_database().await;
-    let url = SecretString::from(
-        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-    );
-    let redis = Redis::connect(&url, "test:readiness:").await.unwrap();
+    let stores = TestStores::new().await.unwrap();
+    let pool = stores.postgres.clone();
     let readiness = Readiness {
         postgres: pool.clone(),
-        redis,
+        redis: stores.redis.clone(),
     };
     let app =
         test::init_service(App::new().configure(|config| configure_health(config, readiness)))
@@ -154,19 +116,19 @@ async fn readiness_follows_the_stores() {
     let body: mancala_proto::ErrorBody = test::read_body_json(response).await;
     assert_eq!(body.code, mancala_proto::ErrorCode::Unavailable);
     assert_eq!(status("/healthz").await.status().as_u16(), 200);
-    drop_database(pool, &name).await;
+    stores.cleanup().await.unwrap();
 }
 
 #[tokio::test]
 async fn rate_limits_count_per_window_and_subject() {
-    use mancala_platform::ratelimit::{Decision, Limit, hit, reset};
+    use mancala_platform::ratelimit::{Decision, Limit, hit, peek, reset};
 
-    let url = SecretString::from(
-        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
-    );
-    let redis = Redis::connect(&url, &format!("test:{}:", uuid::Uuid::new_v4().simple()))
-        .await
-        .unwrap();
+    let redis = Redis::connect(
+        &redis_url(),
+        &format!("test:{}:", uuid::Uuid::new_v4().simple()),
+    )
+    .await
+    .unwrap();
     let limit = Limit {
         max: 3,
         window_seconds: 60,
@@ -176,6 +138,15 @@ async fn rate_limits_count_per_window_and_subject() {
         assert_eq!(
             hit(&redis, "login", "10.0.0.1", limit, now).await.unwrap(),
             Decision::Allowed { remaining }
+        );
+    }
+    // At the limit, a peek already says no, and counts nothing.
+    for _ in 0..2 {
+        assert_eq!(
+            peek(&redis, "login", "10.0.0.1", limit, now + 5)
+                .await
+                .unwrap(),
+            Decision::Limited { retry_after: 45 }
         );
     }
     assert_eq!(

@@ -1,4 +1,11 @@
-//! The matchmaking service: the front door. Today its accounts domain
-//! (issue 4 in progress); its HTTP API lands on top of it.
+//! The matchmaking service: the front door. Today: accounts and sessions
+//! (guests, registration, login, refresh tokens). Ranked queues, invites
+//! and lobby stats join it with their issue.
 
 pub mod accounts;
+pub mod app;
+pub mod config;
+pub mod openapi;
+
+pub use app::{Application, Matchmaking};
+pub use config::AccountSettings;

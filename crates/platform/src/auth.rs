@@ -1,0 +1,184 @@
+//! Who is calling: the `Authorization: Bearer <access token>` of a REST
+//! request, verified with the public key against the injected clock.
+//!
+//! Handlers take [`Authenticated`] when a token is required and
+//! [`MaybeAuthenticated`] when it is optional (registering a guest). A
+//! token that is present but bad is an error in both: a client that sent
+//! one meant to be someone.
+
+use std::future::{Ready, ready};
+
+use actix_web::dev::Payload;
+use actix_web::http::header::AUTHORIZATION;
+use actix_web::{FromRequest, HttpRequest, web};
+use mancala_proto::ErrorCode;
+use uuid::Uuid;
+
+use crate::clock::Clock;
+use crate::http::ApiError;
+use crate::jwt::{TokenError, TokenVerifier};
+
+/// Verifies access tokens; shared with handlers as `web::Data`.
+#[derive(Clone)]
+pub struct Authenticator {
+    verifier: TokenVerifier,
+    clock: Clock,
+}
+
+impl Authenticator {
+    pub fn new(verifier: TokenVerifier, clock: Clock) -> Authenticator {
+        Authenticator { verifier, clock }
+    }
+
+    /// The player an access token speaks for, now. WebSocket handlers call
+    /// this with the token of their first message.
+    pub fn player(&self, token: &str) -> Result<Uuid, ApiError> {
+        let claims =
+            self.verifier
+                .verify(token, self.clock.now_secs())
+                .map_err(|error| match error {
+                    TokenError::Expired => {
+                        ApiError::new(ErrorCode::TokenExpired, "the access token has expired")
+                    }
+                    TokenError::Invalid => {
+                        ApiError::new(ErrorCode::TokenInvalid, "the access token is not valid")
+                    }
+                })?;
+        Uuid::parse_str(&claims.sub)
+            .map_err(|_| ApiError::new(ErrorCode::TokenInvalid, "the access token is not valid"))
+    }
+}
+
+/// A request whose bearer token is valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Authenticated {
+    pub player_id: Uuid,
+}
+
+/// A request with a valid bearer token, or with none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaybeAuthenticated(pub Option<Authenticated>);
+
+fn bearer(request: &HttpRequest) -> Result<Option<&str>, ApiError> {
+    let Some(value) = request.headers().get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|text| text.strip_prefix("Bearer "))
+        .map(|token| Some(token.trim()))
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::TokenInvalid,
+                "the Authorization header must be `Bearer <access token>`",
+            )
+        })
+}
+
+fn authenticate(request: &HttpRequest) -> Result<Option<Authenticated>, ApiError> {
+    let Some(token) = bearer(request)? else {
+        return Ok(None);
+    };
+    let authenticator = request
+        .app_data::<web::Data<Authenticator>>()
+        .ok_or_else(|| {
+            tracing::error!("no Authenticator in app data");
+            ApiError::internal()
+        })?;
+    Ok(Some(Authenticated {
+        player_id: authenticator.player(token)?,
+    }))
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = Ready<Result<Authenticated, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(authenticate(request).and_then(|caller| {
+            caller.ok_or_else(|| {
+                ApiError::new(ErrorCode::Unauthenticated, "an access token is required")
+            })
+        }))
+    }
+}
+
+impl FromRequest for MaybeAuthenticated {
+    type Error = ApiError;
+    type Future = Ready<Result<MaybeAuthenticated, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(authenticate(request).map(MaybeAuthenticated))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::{App, HttpResponse, test};
+    use mancala_proto::ErrorBody;
+
+    use super::*;
+    use crate::jwt::{TokenSigner, random_seed};
+
+    async fn whoami(caller: Authenticated) -> HttpResponse {
+        HttpResponse::Ok().body(caller.player_id.to_string())
+    }
+
+    async fn maybe(caller: MaybeAuthenticated) -> HttpResponse {
+        HttpResponse::Ok().body(caller.0.map_or("guest".into(), |c| c.player_id.to_string()))
+    }
+
+    #[actix_web::test]
+    async fn bearer_tokens_are_checked_against_the_injected_clock() {
+        let signer = TokenSigner::from_seed(&random_seed(), "arena", "players", 60).unwrap();
+        let verifier =
+            TokenVerifier::from_public_key(signer.public_key(), "arena", "players", 0).unwrap();
+        let clock = Clock::manual(1_800_000_000_000);
+        let app = test::init_service(
+            App::new()
+                .app_data(web::Data::new(Authenticator::new(verifier, clock.clone())))
+                .route("/me", web::get().to(whoami))
+                .route("/maybe", web::get().to(maybe)),
+        )
+        .await;
+        let id = Uuid::new_v4();
+        let token = signer.issue(&id.to_string(), clock.now_secs()).unwrap();
+        let call = |path: &'static str, header: Option<String>| {
+            let mut request = test::TestRequest::get().uri(path);
+            if let Some(header) = header {
+                request = request.insert_header((AUTHORIZATION, header));
+            }
+            request.to_request()
+        };
+
+        let response = test::call_service(&app, call("/me", Some(format!("Bearer {token}")))).await;
+        assert_eq!(test::read_body(response).await, id.to_string());
+        let response = test::call_service(&app, call("/maybe", None)).await;
+        assert_eq!(test::read_body(response).await, "guest");
+
+        for (path, header, code) in [
+            ("/me", None, ErrorCode::Unauthenticated),
+            (
+                "/me",
+                Some(format!("Basic {token}")),
+                ErrorCode::TokenInvalid,
+            ),
+            (
+                "/maybe",
+                Some("Bearer nonsense".to_owned()),
+                ErrorCode::TokenInvalid,
+            ),
+        ] {
+            let response = test::call_service(&app, call(path, header)).await;
+            assert_eq!(response.status().as_u16(), 401);
+            let body: ErrorBody = test::read_body_json(response).await;
+            assert_eq!(body.code, code);
+        }
+
+        clock.advance(61_000);
+        let response = test::call_service(&app, call("/me", Some(format!("Bearer {token}")))).await;
+        let body: ErrorBody = test::read_body_json(response).await;
+        assert_eq!(body.code, ErrorCode::TokenExpired);
+    }
+}

@@ -1,0 +1,74 @@
+//! The time services read, injected so that tests can move it.
+//!
+//! Production code asks a [`Clock`] instead of `SystemTime::now()`. Tests
+//! build a manual clock and advance it, so expiry and timeouts are tested
+//! without sleeping.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Wall-clock time in milliseconds since the Unix epoch: real, or moved by
+/// hand in tests. Cheap to clone; clones of a manual clock share its time.
+#[derive(Clone, Debug)]
+pub struct Clock(Source);
+
+#[derive(Clone, Debug)]
+enum Source {
+    System,
+    Manual(Arc<AtomicU64>),
+}
+
+impl Clock {
+    /// The operating system's clock.
+    pub fn system() -> Clock {
+        Clock(Source::System)
+    }
+
+    /// A clock that stands at `millis` until [`Clock::advance`] moves it.
+    pub fn manual(millis: u64) -> Clock {
+        Clock(Source::Manual(Arc::new(AtomicU64::new(millis))))
+    }
+
+    /// Milliseconds since the Unix epoch.
+    pub fn now_millis(&self) -> u64 {
+        match &self.0 {
+            Source::System => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_millis() as u64),
+            Source::Manual(millis) => millis.load(Ordering::SeqCst),
+        }
+    }
+
+    /// Whole seconds since the Unix epoch.
+    pub fn now_secs(&self) -> u64 {
+        self.now_millis() / 1000
+    }
+
+    /// Moves a manual clock forward; the system clock cannot be moved, so
+    /// this does nothing to it.
+    pub fn advance(&self, millis: u64) {
+        if let Source::Manual(now) = &self.0 {
+            now.fetch_add(millis, Ordering::SeqCst);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manual_clock_moves_only_when_told_and_clones_share_it() {
+        let clock = Clock::manual(5_000);
+        let clone = clock.clone();
+        assert_eq!(clock.now_secs(), 5);
+        clone.advance(2_500);
+        assert_eq!(clock.now_millis(), 7_500);
+    }
+
+    #[test]
+    fn the_system_clock_is_after_2020() {
+        assert!(Clock::system().now_secs() > 1_577_836_800);
+    }
+}

@@ -1,0 +1,71 @@
+//! The HTTP server every service binary runs, with the same middleware,
+//! body rules, health and metrics endpoints. A service contributes its
+//! routes; main and the tests build it the same way (`Application::build`
+//! in each service), on a given port or on port 0.
+
+use std::net::{SocketAddr, TcpListener};
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+
+use crate::http::{Readiness, configure_health, json_config};
+use crate::telemetry::{
+    configure_metrics, expose_request_id, install_metrics, record_http_metrics, request_tracing,
+};
+
+/// Why a service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("postgres: {0}")]
+    Postgres(#[from] sqlx::Error),
+    #[error("migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    #[error("keys: {0}")]
+    Key(#[from] crate::jwt::KeyError),
+    #[error("{0}")]
+    Other(String),
+    #[error("listening: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A server bound to its port, not yet running.
+pub struct Bound {
+    pub server: Server,
+    pub address: SocketAddr,
+}
+
+/// Binds `bind` (port 0 picks a free port) and builds the server: request
+/// ids and tracing, HTTP metrics, the JSON body rules, `/healthz`,
+/// `/readyz`, `/metrics`, and the service's own routes from `routes`.
+pub fn serve<F>(bind: SocketAddr, readiness: Readiness, routes: F) -> Result<Bound, StartError>
+where
+    F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+{
+    let listener = TcpListener::bind(bind)?;
+    let address = listener.local_addr()?;
+    let metrics = install_metrics();
+    let server = HttpServer::new(move || {
+        let readiness = readiness.clone();
+        let metrics = metrics.clone();
+        App::new()
+            .wrap(from_fn(record_http_metrics))
+            .wrap(from_fn(expose_request_id))
+            .wrap(request_tracing())
+            .app_data(json_config())
+            .configure(|config| configure_health(config, readiness))
+            .configure(|config| {
+                if let Some(handle) = metrics {
+                    configure_metrics(config, handle);
+                }
+            })
+            .configure(routes.clone())
+    })
+    .listen(listener)?
+    .run();
+    Ok(Bound { server, address })
+}

@@ -1,0 +1,171 @@
+//! The accounts endpoints: parse, call [`Accounts`], answer.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
+use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
+
+use super::service::Accounts;
+
+/// Mounts `/v1/auth/*` and `/v1/me`.
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/v1/auth/guest", web::post().to(guest))
+        .route("/v1/auth/register", web::post().to(register))
+        .route("/v1/auth/login", web::post().to(login))
+        .route("/v1/auth/refresh", web::post().to(refresh))
+        .route("/v1/auth/logout", web::post().to(logout))
+        .route("/v1/me", web::get().to(me));
+}
+
+/// The address rate limits count against: the TCP peer, or the proxy's
+/// `Forwarded`/`X-Forwarded-For` when the deployment says it is behind one.
+fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
+    if accounts.settings().trust_forwarded_for
+        && let Some(address) = request.connection_info().realip_remote_addr()
+    {
+        return address.to_owned();
+    }
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_owned(), |peer| peer.ip().to_string())
+}
+
+/// Start playing as a guest.
+///
+/// Creates a player with a generated name such as "Swift Otter 42" and
+/// signs them in. Limited per client address.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/guest",
+    tag = "accounts",
+    responses(
+        (status = 201, description = "A new guest, signed in", body = Session),
+        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: a store is down; retry", body = ErrorBody),
+    )
+)]
+pub(crate) async fn guest(
+    request: HttpRequest,
+    accounts: web::Data<Accounts>,
+) -> Result<HttpResponse, ApiError> {
+    let session = accounts.guest(&client_ip(&request, &accounts)).await?;
+    Ok(HttpResponse::Created().json(session))
+}
+
+/// Register a username and password.
+///
+/// With a guest's access token, the guest becomes registered and keeps
+/// their id, games and ratings; their other sessions end. Without one, a
+/// new player is created. Either way the answer is a fresh session.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/register",
+    tag = "accounts",
+    request_body = Credentials,
+    security((), ("bearer" = [])),
+    responses(
+        (status = 201, description = "Registered and signed in", body = Session),
+        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 401, description = "`token_invalid` or `token_expired`: a bad token was sent", body = ErrorBody),
+        (status = 409, description = "`username_taken` or `already_registered`", body = ErrorBody),
+        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn register(
+    request: HttpRequest,
+    caller: MaybeAuthenticated,
+    accounts: web::Data<Accounts>,
+    body: web::Json<Credentials>,
+) -> Result<HttpResponse, ApiError> {
+    let caller = caller.0.map(|caller| caller.player_id);
+    let ip = client_ip(&request, &accounts);
+    let session = accounts.register(caller, body.into_inner(), &ip).await?;
+    Ok(HttpResponse::Created().json(session))
+}
+
+/// Log in with a username (any letter case) and password.
+///
+/// Failed attempts are limited per username and per client address; past
+/// either limit even the right password is refused until `Retry-After`.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/login",
+    tag = "accounts",
+    request_body = Credentials,
+    responses(
+        (status = 200, description = "Signed in", body = Session),
+        (status = 400, description = "`malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 401, description = "`invalid_credentials`", body = ErrorBody),
+        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn login(
+    request: HttpRequest,
+    accounts: web::Data<Accounts>,
+    body: web::Json<Credentials>,
+) -> Result<web::Json<Session>, ApiError> {
+    let ip = client_ip(&request, &accounts);
+    Ok(web::Json(accounts.login(body.into_inner(), &ip).await?))
+}
+
+/// Exchange a refresh token for a new session.
+///
+/// Each refresh token works once. Presenting one that was already used
+/// revokes its whole family (every token from that sign-in): someone else
+/// holds a copy.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/refresh",
+    tag = "accounts",
+    request_body = RefreshRequest,
+    responses(
+        (status = 200, description = "A new access token and refresh token", body = Session),
+        (status = 401, description = "`token_invalid` (unknown, used or revoked) or `token_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn refresh(
+    accounts: web::Data<Accounts>,
+    body: web::Json<RefreshRequest>,
+) -> Result<web::Json<Session>, ApiError> {
+    Ok(web::Json(accounts.refresh(&body.refresh_token).await?))
+}
+
+/// Log out: revoke the refresh token's family.
+///
+/// Access tokens already issued stay valid until they expire (15 minutes
+/// by default): they are checked by signature, not looked up.
+#[utoipa::path(
+    post,
+    path = "/v1/auth/logout",
+    tag = "accounts",
+    request_body = RefreshRequest,
+    responses(
+        (status = 204, description = "Logged out (also when already logged out)"),
+        (status = 401, description = "`token_invalid`: not a refresh token of ours", body = ErrorBody),
+    )
+)]
+pub(crate) async fn logout(
+    accounts: web::Data<Accounts>,
+    body: web::Json<RefreshRequest>,
+) -> Result<HttpResponse, ApiError> {
+    accounts.logout(&body.refresh_token).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// The signed-in player.
+#[utoipa::path(
+    get,
+    path = "/v1/me",
+    tag = "accounts",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller", body = Player),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn me(
+    caller: Authenticated,
+    accounts: web::Data<Accounts>,
+) -> Result<web::Json<Player>, ApiError> {
+    Ok(web::Json(accounts.me(caller.player_id).await?))
+}

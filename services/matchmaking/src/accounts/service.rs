@@ -1,0 +1,403 @@
+//! The accounts domain: what each endpoint does, over the store, the
+//! token signer, the rate limits and the clock. Handlers only parse the
+//! request and call one method here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mancala_platform::jwt::TokenSigner;
+use mancala_platform::ratelimit::{self, Decision, Limit};
+use mancala_platform::{ApiError, Clock, Redis, SecretString, password};
+use mancala_proto::{Credentials, ErrorCode, Player, Session};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::credentials::{Password, Username};
+use super::names::guest_name;
+use super::refresh::RefreshToken;
+use super::store::{self, PlayerRow};
+use crate::config::AccountSettings;
+
+/// Guest names tried before the name space is widened.
+const NAME_ATTEMPTS: u32 = 8;
+
+/// Everything the accounts endpoints need; cheap to clone.
+#[derive(Clone)]
+pub struct Accounts {
+    postgres: PgPool,
+    redis: Redis,
+    signer: Arc<TokenSigner>,
+    clock: Clock,
+    settings: AccountSettings,
+    access_ttl: Duration,
+    refresh_ttl: Duration,
+    /// Checked against when the username does not exist, so that a login
+    /// for an unknown name takes as long as a wrong password and does not
+    /// reveal which usernames exist.
+    decoy_hash: Arc<str>,
+}
+
+impl Accounts {
+    /// Builds the domain. Hashes a decoy password once (tens of ms).
+    pub fn new(
+        postgres: PgPool,
+        redis: Redis,
+        signer: TokenSigner,
+        clock: Clock,
+        settings: AccountSettings,
+        access_ttl: Duration,
+        refresh_ttl: Duration,
+    ) -> Result<Accounts, password::PasswordError> {
+        let decoy_hash = password::hash(&SecretString::from(Uuid::new_v4().to_string()))?;
+        Ok(Accounts {
+            postgres,
+            redis,
+            signer: Arc::new(signer),
+            clock,
+            settings,
+            access_ttl,
+            refresh_ttl,
+            decoy_hash: Arc::from(decoy_hash),
+        })
+    }
+
+    pub fn settings(&self) -> &AccountSettings {
+        &self.settings
+    }
+
+    fn now(&self) -> (u64, f64) {
+        let millis = self.clock.now_millis();
+        (millis / 1000, millis as f64 / 1000.0)
+    }
+
+    /// Counts an event against a limit and refuses it past the limit.
+    async fn count(&self, name: &str, subject: &str, limit: Limit) -> Result<(), ApiError> {
+        let (now, _) = self.now();
+        match ratelimit::hit(&self.redis, name, subject, limit, now).await? {
+            Decision::Allowed { .. } => Ok(()),
+            Decision::Limited { retry_after } => Err(ApiError::rate_limited(retry_after)),
+        }
+    }
+
+    /// Refuses when a limit is already used up, without counting.
+    async fn check(&self, name: &str, subject: &str, limit: Limit) -> Result<(), ApiError> {
+        let (now, _) = self.now();
+        match ratelimit::peek(&self.redis, name, subject, limit, now).await? {
+            Decision::Allowed { .. } => Ok(()),
+            Decision::Limited { retry_after } => Err(ApiError::rate_limited(retry_after)),
+        }
+    }
+
+    /// `POST /v1/auth/guest`: a new player with a friendly unique name.
+    pub async fn guest(&self, client_ip: &str) -> Result<Session, ApiError> {
+        self.count("signup", client_ip, self.settings.signups_per_ip)
+            .await?;
+        let (_, now) = self.now();
+        let id = Uuid::now_v7();
+        let mut tx = self.postgres.begin().await?;
+        let mut name = None;
+        for attempt in 0..NAME_ATTEMPTS * 2 {
+            // After a run of clashes the short names are crowded: add digits.
+            let candidate = if attempt < NAME_ATTEMPTS {
+                guest_name(random_u64())
+            } else {
+                format!("{}{:03}", guest_name(random_u64()), random_u64() % 1000)
+            };
+            if store::insert_player(&mut tx, id, &candidate, now).await? {
+                name = Some(candidate);
+                break;
+            }
+        }
+        let Some(display_name) = name else {
+            tracing::error!("no free guest name after {} attempts", NAME_ATTEMPTS * 2);
+            return Err(ApiError::internal());
+        };
+        let player = PlayerRow {
+            id,
+            display_name,
+            guest: true,
+        };
+        let session = self.start_session(&mut tx, player).await?;
+        tx.commit().await?;
+        Ok(session)
+    }
+
+    /// `POST /v1/auth/register`: upgrades the calling guest, keeping their
+    /// id, or creates a registered player when nobody is signed in.
+    pub async fn register(
+        &self,
+        caller: Option<Uuid>,
+        credentials: Credentials,
+        client_ip: &str,
+    ) -> Result<Session, ApiError> {
+        let username = Username::parse(&credentials.username)
+            .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?;
+        let password = Password::parse(SecretString::from(credentials.password))
+            .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?;
+        // Upgrades count too: each costs an argon2 hash, taken name or not.
+        self.count("signup", client_ip, self.settings.signups_per_ip)
+            .await?;
+        let password_hash = hash_password(password).await?;
+        let (_, now) = self.now();
+        let taken = || {
+            ApiError::new(
+                ErrorCode::UsernameTaken,
+                format!("the username {:?} is taken", username.as_str()),
+            )
+        };
+        let mut tx = self.postgres.begin().await?;
+        let id = match caller {
+            Some(id) => {
+                let player = store::lock_player(&mut tx, id).await?.ok_or_else(|| {
+                    ApiError::new(ErrorCode::TokenInvalid, "the access token's player is gone")
+                })?;
+                if !player.guest {
+                    return Err(ApiError::new(
+                        ErrorCode::AlreadyRegistered,
+                        "this player is already registered",
+                    ));
+                }
+                store::revoke_player_families(&mut tx, id, now).await?;
+                id
+            }
+            None => {
+                let id = Uuid::now_v7();
+                if !store::insert_player(&mut tx, id, username.as_str(), now).await? {
+                    return Err(taken());
+                }
+                id
+            }
+        };
+        let written = async {
+            store::insert_credentials(&mut tx, id, username.as_str(), &password_hash, now).await?;
+            store::rename_player(&mut tx, id, username.as_str()).await
+        }
+        .await;
+        match written {
+            Err(error) if store::is_unique_violation(&error) => return Err(taken()),
+            other => other?,
+        }
+        let player = PlayerRow {
+            id,
+            display_name: username.as_str().to_owned(),
+            guest: false,
+        };
+        let session = self.start_session(&mut tx, player).await?;
+        tx.commit().await.map_err(|error| {
+            if store::is_unique_violation(&error) {
+                taken()
+            } else {
+                error.into()
+            }
+        })?;
+        Ok(session)
+    }
+
+    /// `POST /v1/auth/login`.
+    pub async fn login(
+        &self,
+        credentials: Credentials,
+        client_ip: &str,
+    ) -> Result<Session, ApiError> {
+        let wrong = || ApiError::new(ErrorCode::InvalidCredentials, "wrong username or password");
+        // Any spelling of a name is one account for the limit.
+        let account = credentials.username.to_lowercase();
+        let limits = &self.settings;
+        self.check("login-ip", client_ip, limits.login_failures_per_ip)
+            .await?;
+        self.check("login-account", &account, limits.login_failures_per_account)
+            .await?;
+        let (Ok(_), Ok(password)) = (
+            Username::parse(&credentials.username),
+            Password::parse(SecretString::from(credentials.password)),
+        ) else {
+            return Err(wrong());
+        };
+        let found = store::find_login(&self.postgres, &account).await?;
+        let stored = found.as_ref().map_or_else(
+            || self.decoy_hash.to_string(),
+            |row| row.password_hash.clone(),
+        );
+        let matches = verify_password(password, stored).await?;
+        let player = match found {
+            Some(row) if matches => row.player,
+            _ => {
+                self.count("login-ip", client_ip, limits.login_failures_per_ip)
+                    .await?;
+                self.count("login-account", &account, limits.login_failures_per_account)
+                    .await?;
+                return Err(wrong());
+            }
+        };
+        let (now_secs, now) = self.now();
+        ratelimit::reset(
+            &self.redis,
+            "login-account",
+            &account,
+            limits.login_failures_per_account,
+            now_secs,
+        )
+        .await?;
+        let mut tx = self.postgres.begin().await?;
+        store::touch_player(&mut tx, player.id, now).await?;
+        let session = self.start_session(&mut tx, player).await?;
+        tx.commit().await?;
+        Ok(session)
+    }
+
+    /// `POST /v1/auth/refresh`: exchanges a refresh token, once, for a new
+    /// session in the same family. A second use of a token means someone
+    /// else has a copy: the whole family is revoked.
+    pub async fn refresh(&self, presented: &str) -> Result<Session, ApiError> {
+        let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the refresh token is not valid");
+        let token = RefreshToken::parse(presented).ok_or_else(invalid)?;
+        let (_, now) = self.now();
+        let mut tx = self.postgres.begin().await?;
+        let Some(rotated) = store::rotate_token(&mut tx, &token.digest(), now).await? else {
+            let state = store::token_state(&mut tx, &token.digest(), now)
+                .await?
+                .ok_or_else(invalid)?;
+            if state.rotated && !state.revoked {
+                store::revoke_family(&mut tx, state.family, now).await?;
+                tx.commit().await?;
+                tracing::warn!(family = %state.family, "refresh token reused: family revoked");
+            }
+            return Err(if state.expired && !state.revoked && !state.rotated {
+                ApiError::new(ErrorCode::TokenExpired, "the refresh token has expired")
+            } else {
+                invalid()
+            });
+        };
+        let player = store::find_player(&self.postgres, rotated.player)
+            .await?
+            .ok_or_else(invalid)?;
+        let fresh = new_refresh_token()?;
+        store::add_token(&mut tx, rotated.family, &fresh.digest(), now).await?;
+        store::extend_family(
+            &mut tx,
+            rotated.family,
+            now + self.refresh_ttl.as_secs_f64(),
+        )
+        .await?;
+        store::touch_player(&mut tx, player.id, now).await?;
+        let session = self.session(player, fresh)?;
+        tx.commit().await?;
+        Ok(session)
+    }
+
+    /// `POST /v1/auth/logout`: revokes the token's family. Logging out
+    /// twice is not an error.
+    pub async fn logout(&self, presented: &str) -> Result<(), ApiError> {
+        let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the refresh token is not valid");
+        let token = RefreshToken::parse(presented).ok_or_else(invalid)?;
+        let (_, now) = self.now();
+        let mut tx = self.postgres.begin().await?;
+        let state = store::token_state(&mut tx, &token.digest(), now)
+            .await?
+            .ok_or_else(invalid)?;
+        store::revoke_family(&mut tx, state.family, now).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// `GET /v1/me`.
+    pub async fn me(&self, player: Uuid) -> Result<Player, ApiError> {
+        store::find_player(&self.postgres, player)
+            .await?
+            .map(to_wire)
+            .ok_or_else(|| {
+                ApiError::new(ErrorCode::TokenInvalid, "the access token's player is gone")
+            })
+    }
+
+    /// Deletes long-dead token families; run now and then.
+    pub async fn purge(&self) -> Result<u64, sqlx::Error> {
+        let (_, now) = self.now();
+        store::purge_families(&self.postgres, now).await
+    }
+
+    /// A new family with its first token, inside the caller's transaction.
+    async fn start_session(
+        &self,
+        tx: &mut sqlx::PgConnection,
+        player: PlayerRow,
+    ) -> Result<Session, ApiError> {
+        let (_, now) = self.now();
+        let token = new_refresh_token()?;
+        let expires_at = now + self.refresh_ttl.as_secs_f64();
+        store::start_family(
+            tx,
+            Uuid::now_v7(),
+            player.id,
+            &token.digest(),
+            now,
+            expires_at,
+        )
+        .await?;
+        self.session(player, token)
+    }
+
+    fn session(&self, player: PlayerRow, refresh: RefreshToken) -> Result<Session, ApiError> {
+        let (now, _) = self.now();
+        let access_token = self
+            .signer
+            .issue(&player.id.to_string(), now)
+            .map_err(|error| {
+                tracing::error!(%error, "signing an access token");
+                ApiError::internal()
+            })?;
+        Ok(Session {
+            player: to_wire(player),
+            access_token,
+            token_type: "Bearer".into(),
+            expires_in: self.access_ttl.as_secs(),
+            refresh_token: refresh.as_str().to_owned(),
+        })
+    }
+}
+
+fn to_wire(row: PlayerRow) -> Player {
+    Player {
+        id: row.id,
+        display_name: row.display_name,
+        guest: row.guest,
+    }
+}
+
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    // The OS generator does not fail on the platforms we run on; a zero
+    // draw would only make a name clash more likely.
+    let _ = getrandom::fill(&mut bytes);
+    u64::from_le_bytes(bytes)
+}
+
+fn new_refresh_token() -> Result<RefreshToken, ApiError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| {
+        tracing::error!(%error, "the OS random generator failed");
+        ApiError::internal()
+    })?;
+    Ok(RefreshToken::from_random(bytes))
+}
+
+/// argon2 on the blocking pool: it is tens of milliseconds of CPU.
+async fn hash_password(password: Password) -> Result<String, ApiError> {
+    tokio::task::spawn_blocking(move || password::hash(password.secret()))
+        .await
+        .map_err(|_| ApiError::internal())?
+        .map_err(|error| {
+            tracing::error!(%error, "hashing a password");
+            ApiError::internal()
+        })
+}
+
+async fn verify_password(password: Password, stored: String) -> Result<bool, ApiError> {
+    tokio::task::spawn_blocking(move || password::verify(password.secret(), &stored))
+        .await
+        .map_err(|_| ApiError::internal())?
+        .map_err(|error| {
+            tracing::error!(%error, "verifying a password");
+            ApiError::internal()
+        })
+}

@@ -1,0 +1,340 @@
+//! The accounts tables, one small function per statement. Times come from
+//! the service's injected clock as Unix seconds (`to_timestamp`), never
+//! from the database's `now()`, so that tests control expiry.
+
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// Postgres's code for a unique violation.
+const UNIQUE_VIOLATION: &str = "23505";
+
+/// Whether `error` is a unique-constraint violation (a taken name).
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .and_then(|database| database.code())
+        .is_some_and(|code| code == UNIQUE_VIOLATION)
+}
+
+/// A player and whether they have registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    pub id: Uuid,
+    pub display_name: String,
+    pub guest: bool,
+}
+
+/// A registered player's stored password, for login.
+#[derive(Clone, Debug)]
+pub struct LoginRow {
+    pub player: PlayerRow,
+    pub password_hash: String,
+}
+
+/// Inserts a player unless the display name is taken (in any case);
+/// returns whether it was inserted.
+pub async fn insert_player(
+    connection: &mut PgConnection,
+    id: Uuid,
+    display_name: &str,
+    now: f64,
+) -> Result<bool, sqlx::Error> {
+    let inserted = sqlx::query!(
+        "INSERT INTO players (id, display_name, created_at, last_seen_at)
+         VALUES ($1, $2, to_timestamp($3), to_timestamp($3))
+         ON CONFLICT DO NOTHING",
+        id,
+        display_name,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(inserted.rows_affected() == 1)
+}
+
+/// The player, locked for the rest of the transaction, with whether they
+/// are a guest.
+pub async fn lock_player(
+    connection: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<PlayerRow>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT p.id, p.display_name,
+                  NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
+           FROM players p WHERE p.id = $1 FOR UPDATE"#,
+        id,
+    )
+    .fetch_optional(connection)
+    .await?;
+    Ok(row.map(|row| PlayerRow {
+        id: row.id,
+        display_name: row.display_name,
+        guest: row.guest,
+    }))
+}
+
+/// Gives a player credentials. Fails with a unique violation when the
+/// username is taken in any case.
+pub async fn insert_credentials(
+    connection: &mut PgConnection,
+    player: Uuid,
+    username: &str,
+    password_hash: &str,
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO credentials (player_id, username, password_hash, created_at)
+         VALUES ($1, $2, $3, to_timestamp($4))",
+        player,
+        username,
+        password_hash,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Renames a player. Fails with a unique violation when the name is taken.
+pub async fn rename_player(
+    connection: &mut PgConnection,
+    player: Uuid,
+    display_name: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE players SET display_name = $2 WHERE id = $1",
+        player,
+        display_name,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// A registered player by username, in any case.
+pub async fn find_login(pool: &PgPool, username: &str) -> Result<Option<LoginRow>, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT p.id, p.display_name, c.password_hash
+         FROM credentials c JOIN players p ON p.id = c.player_id
+         WHERE lower(c.username) = lower($1)",
+        username,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| LoginRow {
+        player: PlayerRow {
+            id: row.id,
+            display_name: row.display_name,
+            guest: false,
+        },
+        password_hash: row.password_hash,
+    }))
+}
+
+/// A player by id.
+pub async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT p.id, p.display_name,
+                  NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
+           FROM players p WHERE p.id = $1"#,
+        id,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| PlayerRow {
+        id: row.id,
+        display_name: row.display_name,
+        guest: row.guest,
+    }))
+}
+
+/// Records that the player was just here.
+pub async fn touch_player(
+    connection: &mut PgConnection,
+    player: Uuid,
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE players SET last_seen_at = to_timestamp($2) WHERE id = $1",
+        player,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Starts a token family (a sign-in) with its first token.
+pub async fn start_family(
+    connection: &mut PgConnection,
+    family: Uuid,
+    player: Uuid,
+    token_hash: &[u8],
+    now: f64,
+    expires_at: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO refresh_families (id, player_id, created_at, expires_at)
+         VALUES ($1, $2, to_timestamp($3), to_timestamp($4))",
+        family,
+        player,
+        now,
+        expires_at,
+    )
+    .execute(&mut *connection)
+    .await?;
+    add_token(connection, family, token_hash, now).await
+}
+
+/// Adds a fresh token to a family.
+pub async fn add_token(
+    connection: &mut PgConnection,
+    family: Uuid,
+    token_hash: &[u8],
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO refresh_tokens (token_hash, family_id, issued_at)
+         VALUES ($1, $2, to_timestamp($3))",
+        token_hash,
+        family,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// A live family whose token was just exchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rotated {
+    pub family: Uuid,
+    pub player: Uuid,
+}
+
+/// Marks a token used, if it is unused and its family is live; one
+/// statement, so two concurrent refreshes with the same token cannot both
+/// succeed.
+pub async fn rotate_token(
+    connection: &mut PgConnection,
+    token_hash: &[u8],
+    now: f64,
+) -> Result<Option<Rotated>, sqlx::Error> {
+    let row = sqlx::query!(
+        "UPDATE refresh_tokens t SET rotated_at = to_timestamp($2)
+         FROM refresh_families f
+         WHERE t.token_hash = $1 AND t.rotated_at IS NULL
+           AND f.id = t.family_id AND f.revoked_at IS NULL
+           AND f.expires_at > to_timestamp($2)
+         RETURNING f.id, f.player_id",
+        token_hash,
+        now,
+    )
+    .fetch_optional(connection)
+    .await?;
+    Ok(row.map(|row| Rotated {
+        family: row.id,
+        player: row.player_id,
+    }))
+}
+
+/// Why a token could not be rotated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenState {
+    pub family: Uuid,
+    pub rotated: bool,
+    pub revoked: bool,
+    pub expired: bool,
+}
+
+/// What is known of a token, whatever its state.
+pub async fn token_state(
+    connection: &mut PgConnection,
+    token_hash: &[u8],
+    now: f64,
+) -> Result<Option<TokenState>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT f.id,
+                  t.rotated_at IS NOT NULL AS "rotated!",
+                  f.revoked_at IS NOT NULL AS "revoked!",
+                  f.expires_at <= to_timestamp($2) AS "expired!"
+           FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+           WHERE t.token_hash = $1"#,
+        token_hash,
+        now,
+    )
+    .fetch_optional(connection)
+    .await?;
+    Ok(row.map(|row| TokenState {
+        family: row.id,
+        rotated: row.rotated,
+        revoked: row.revoked,
+        expired: row.expired,
+    }))
+}
+
+/// Moves a family's expiry: each refresh keeps an active player signed in.
+pub async fn extend_family(
+    connection: &mut PgConnection,
+    family: Uuid,
+    expires_at: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE refresh_families SET expires_at = to_timestamp($2) WHERE id = $1",
+        family,
+        expires_at,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Revokes a family, unless it already is.
+pub async fn revoke_family(
+    connection: &mut PgConnection,
+    family: Uuid,
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE refresh_families SET revoked_at = to_timestamp($2)
+         WHERE id = $1 AND revoked_at IS NULL",
+        family,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Revokes every family of a player: a guest's sessions end when they
+/// register, since the account is now behind a password.
+pub async fn revoke_player_families(
+    connection: &mut PgConnection,
+    player: Uuid,
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE refresh_families SET revoked_at = to_timestamp($2)
+         WHERE player_id = $1 AND revoked_at IS NULL",
+        player,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Deletes families that expired or were revoked over a day ago, with
+/// their tokens; returns how many. A day's grace keeps reuse detection
+/// working for a token replayed just after its family ended.
+pub async fn purge_families(pool: &PgPool, now: f64) -> Result<u64, sqlx::Error> {
+    let deleted = sqlx::query!(
+        "DELETE FROM refresh_families
+         WHERE expires_at < to_timestamp($1) - interval '1 day'
+            OR revoked_at < to_timestamp($1) - interval '1 day'",
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(deleted.rows_affected())
+}

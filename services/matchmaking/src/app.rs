@@ -1,0 +1,143 @@
+//! Assembling the service: its state from the stores and settings, its
+//! routes, and the binary's server. The one-process launcher mounts the
+//! same [`Matchmaking::configure`] beside the other services.
+
+use std::time::Duration;
+
+use actix_web::web;
+use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
+use mancala_platform::{
+    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
+    connect_postgres, serve,
+};
+use sqlx::PgPool;
+
+use crate::accounts::{self, Accounts};
+use crate::config::AccountSettings;
+use crate::openapi;
+
+/// How often dead refresh-token families are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+/// The matchmaking service's state, shared by its handlers.
+#[derive(Clone)]
+pub struct Matchmaking {
+    accounts: Accounts,
+    authenticator: Authenticator,
+}
+
+impl Matchmaking {
+    /// The service over connected stores. Without `APP_JWT_PRIVATE_KEY` it
+    /// signs with a key made up for this process, which suits a single
+    /// development process only (tokens die with it).
+    pub fn new(
+        postgres: PgPool,
+        redis: Redis,
+        settings: &Settings,
+        account_settings: AccountSettings,
+        clock: Clock,
+    ) -> Result<Matchmaking, StartError> {
+        let seed = match &settings.jwt_private_key {
+            Some(seed) => seed.clone(),
+            None => {
+                tracing::warn!("APP_JWT_PRIVATE_KEY is not set: signing with a throwaway key");
+                random_seed()
+            }
+        };
+        let signer = TokenSigner::from_seed(
+            &seed,
+            &settings.jwt_issuer,
+            &settings.jwt_audience,
+            settings.access_token_ttl.as_secs(),
+        )?;
+        let verifier = TokenVerifier::from_public_key(
+            signer.public_key(),
+            &settings.jwt_issuer,
+            &settings.jwt_audience,
+            settings.jwt_leeway.as_secs(),
+        )?;
+        let accounts = Accounts::new(
+            postgres,
+            redis,
+            signer,
+            clock.clone(),
+            account_settings,
+            settings.access_token_ttl,
+            settings.refresh_token_ttl,
+        )
+        .map_err(|error| StartError::Other(error.to_string()))?;
+        Ok(Matchmaking {
+            accounts,
+            authenticator: Authenticator::new(verifier, clock),
+        })
+    }
+
+    /// Mounts the service's routes and the state they need.
+    pub fn configure(&self, config: &mut web::ServiceConfig) {
+        config
+            .app_data(web::Data::new(self.accounts.clone()))
+            .app_data(web::Data::new(self.authenticator.clone()))
+            .configure(accounts::routes::configure)
+            .configure(openapi::configure);
+    }
+
+    /// Deletes dead refresh-token families every hour, for as long as the
+    /// process runs.
+    pub fn spawn_housekeeping(&self) {
+        let accounts = self.accounts.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(PURGE_EVERY);
+            loop {
+                ticks.tick().await;
+                match accounts.purge().await {
+                    Ok(0) => {}
+                    Ok(purged) => tracing::info!(purged, "purged dead token families"),
+                    Err(error) => tracing::warn!(%error, "purging token families"),
+                }
+            }
+        });
+    }
+}
+
+/// The matchmaking binary: stores connected, migrations run, server bound.
+pub struct Application {
+    bound: Bound,
+}
+
+impl Application {
+    /// Connects the stores, migrates, and binds `settings.bind` (port 0
+    /// for a free port, as the tests do).
+    pub async fn build(
+        settings: Settings,
+        account_settings: AccountSettings,
+        clock: Clock,
+    ) -> Result<Application, StartError> {
+        let postgres = connect_postgres(&settings.database_url, 16).await?;
+        MIGRATOR.run(&postgres).await?;
+        let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let service = Matchmaking::new(
+            postgres.clone(),
+            redis.clone(),
+            &settings,
+            account_settings,
+            clock,
+        )?;
+        service.spawn_housekeeping();
+        let readiness = Readiness { postgres, redis };
+        let bound = serve(settings.bind, readiness, move |config| {
+            service.configure(config);
+        })?;
+        Ok(Application { bound })
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.bound.address.port()
+    }
+
+    /// Serves until the process is told to stop (SIGINT/SIGTERM), finishing
+    /// requests in flight.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.bound.server.await
+    }
+}

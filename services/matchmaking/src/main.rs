@@ -1,0 +1,39 @@
+//! `matchmaking`: the accounts (and later queue) service on its own port.
+
+use mancala_matchmaking::{AccountSettings, Application};
+use mancala_platform::telemetry::init_logging;
+use mancala_platform::{Clock, Settings};
+
+#[actix_web::main]
+async fn main() -> std::process::ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("matchmaking: {error}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    init_logging(settings.log_format);
+    let account_settings = match AccountSettings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            tracing::error!(%error, "bad settings");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let application = match Application::build(settings, account_settings, Clock::system()).await {
+        Ok(application) => application,
+        Err(error) => {
+            tracing::error!(%error, "cannot start");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(port = application.port(), "matchmaking listening");
+    match application.run_until_stopped().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "server failed");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The REST API's OpenAPI description, generated from the handlers and
+//! the `proto` types, committed as `proto/schema/openapi.json` (a test
+//! fails when the file is stale) and served at `/v1/openapi.json`.
+
+use actix_web::{HttpResponse, web};
+use mancala_proto::ErrorCode;
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::accounts::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Mancala Arena",
+        description = "Ranked and casual mancala (Kalah, Oware, Mangala). Every error is \
+                       `{\"code\", \"message\"}`; the codes are listed in the `ErrorCode` schema."
+    ),
+    paths(
+        routes::guest,
+        routes::register,
+        routes::login,
+        routes::refresh,
+        routes::logout,
+        routes::me,
+    ),
+    components(schemas(ErrorCode)),
+    modifiers(&BearerAuth),
+    tags((name = "accounts", description = "Guests, registration, sign-in and sessions"))
+)]
+pub struct ApiDoc;
+
+/// Declares the `bearer` scheme the paths refer to.
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut scheme = Http::new(HttpAuthScheme::Bearer);
+        scheme.bearer_format = Some("JWT".into());
+        components.add_security_scheme("bearer", SecurityScheme::Http(scheme));
+    }
+}
+
+/// The description as pretty JSON, newline-terminated, as committed.
+pub fn document() -> String {
+    let mut text = ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
+}
+
+/// Mounts `GET /v1/openapi.json`.
+pub fn configure(config: &mut web::ServiceConfig) {
+    let text = document();
+    config.route(
+        "/v1/openapi.json",
+        web::get().to(move || {
+            let text = text.clone();
+            async move {
+                HttpResponse::Ok()
+                    .content_type("application/json")
+                    .body(text)
+            }
+        }),
+    );
+}
