@@ -154,7 +154,12 @@ impl TestApp {
         reply.session()
     }
 
-    pub(crate) async fn register(&self, username: &str, password: &str, token: Option<&str>) -> Reply {
+    pub(crate) async fn register(
+        &self,
+        username: &str,
+        password: &str,
+        token: Option<&str>,
+    ) -> Reply {
         self.post(
             "/v1/auth/register",
             json!({"username": username, "password": password}),
