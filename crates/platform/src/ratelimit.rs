@@ -50,6 +50,36 @@ pub enum Decision {
     },
 }
 
+/// The current window of a limit at `now`: its Redis key and when it ends.
+struct Window {
+    key: String,
+    ends: u64,
+}
+
+impl Window {
+    fn at(redis: &Redis, name: &str, subject: &str, limit: Limit, now: u64) -> Window {
+        let length = limit.window_seconds.max(1);
+        let start = now - now % length;
+        Window {
+            key: redis.key(&format!("ratelimit:{name}:{subject}:{start}")),
+            ends: start + length,
+        }
+    }
+
+    /// The decision once `allowed` is known, given the events counted.
+    fn decide(&self, allowed: bool, limit: Limit, counted: u64, now: u64) -> Decision {
+        if allowed {
+            Decision::Allowed {
+                remaining: limit.max.saturating_sub(counted),
+            }
+        } else {
+            Decision::Limited {
+                retry_after: (self.ends - now).max(1),
+            }
+        }
+    }
+}
+
 /// Counts an event of `subject` under `name` at time `now` (Unix seconds)
 /// and decides. The count expires with its window.
 pub async fn hit(
@@ -59,26 +89,16 @@ pub async fn hit(
     limit: Limit,
     now: u64,
 ) -> Result<Decision, redis::RedisError> {
-    let window = limit.window_seconds.max(1);
-    let start = now - now % window;
-    let key = redis.key(&format!("ratelimit:{name}:{subject}:{start}"));
+    let window = Window::at(redis, name, subject, limit, now);
     let mut connection = redis.connection();
     let (count,): (u64,) = redis::pipe()
         .atomic()
-        .incr(&key, 1u64)
-        .expire(&key, (window + 1) as i64)
+        .incr(&window.key, 1u64)
+        .expire(&window.key, (window.ends - now + 1) as i64)
         .ignore()
         .query_async(&mut connection)
         .await?;
-    Ok(if count > limit.max {
-        Decision::Limited {
-            retry_after: (start + window - now).max(1),
-        }
-    } else {
-        Decision::Allowed {
-            remaining: limit.max - count,
-        }
-    })
+    Ok(window.decide(count <= limit.max, limit, count, now))
 }
 
 /// Whether `subject` is already at the limit, without counting an event:
@@ -91,20 +111,10 @@ pub async fn peek(
     limit: Limit,
     now: u64,
 ) -> Result<Decision, redis::RedisError> {
-    let window = limit.window_seconds.max(1);
-    let start = now - now % window;
-    let key = redis.key(&format!("ratelimit:{name}:{subject}:{start}"));
-    let count: Option<u64> = redis.connection().get(&key).await?;
+    let window = Window::at(redis, name, subject, limit, now);
+    let count: Option<u64> = redis.connection().get(&window.key).await?;
     let count = count.unwrap_or(0);
-    Ok(if count >= limit.max {
-        Decision::Limited {
-            retry_after: (start + window - now).max(1),
-        }
-    } else {
-        Decision::Allowed {
-            remaining: limit.max - count,
-        }
-    })
+    Ok(window.decide(count < limit.max, limit, count, now))
 }
 
 /// Forgets the count of `subject` in the current window: a successful login
@@ -116,12 +126,8 @@ pub async fn reset(
     limit: Limit,
     now: u64,
 ) -> Result<(), redis::RedisError> {
-    let window = limit.window_seconds.max(1);
-    let key = redis.key(&format!(
-        "ratelimit:{name}:{subject}:{}",
-        now - now % window
-    ));
-    redis.connection().del::<_, ()>(key).await
+    let window = Window::at(redis, name, subject, limit, now);
+    redis.connection().del::<_, ()>(window.key).await
 }
 
 #[cfg(test)]
