@@ -5,11 +5,12 @@
 use std::fmt;
 
 use mancala_rules::PlayError;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// Every error a client can receive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     MalformedJson,
@@ -29,12 +30,14 @@ pub enum ErrorCode {
     EmptyPit,
     MustFeed,
     GameOver,
+    NotYourTurn,
+    StalePly,
     Unavailable,
     Internal,
 }
 
 /// The body of every error response: `{"code": "...", "message": "..."}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBody {
     pub code: ErrorCode,
@@ -52,7 +55,7 @@ pub const CLOSE_TRY_AGAIN: u16 = 1013;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -70,6 +73,8 @@ impl ErrorCode {
         ErrorCode::EmptyPit,
         ErrorCode::MustFeed,
         ErrorCode::GameOver,
+        ErrorCode::NotYourTurn,
+        ErrorCode::StalePly,
         ErrorCode::Unavailable,
         ErrorCode::Internal,
     ];
@@ -94,6 +99,8 @@ impl ErrorCode {
             ErrorCode::EmptyPit => "empty_pit",
             ErrorCode::MustFeed => "must_feed",
             ErrorCode::GameOver => "game_over",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::StalePly => "stale_ply",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -109,7 +116,11 @@ impl ErrorCode {
             | ErrorCode::InvalidCredentials => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
-            ErrorCode::UsernameTaken | ErrorCode::AlreadyRegistered | ErrorCode::GameOver => 409,
+            ErrorCode::UsernameTaken
+            | ErrorCode::AlreadyRegistered
+            | ErrorCode::GameOver
+            | ErrorCode::NotYourTurn
+            | ErrorCode::StalePly => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::PitOutOfRange | ErrorCode::EmptyPit | ErrorCode::MustFeed => 422,
             ErrorCode::RateLimited => 429,
@@ -164,6 +175,8 @@ impl ErrorCode {
                 "Oware: the opponent is empty and this move does not feed them, while another would."
             }
             ErrorCode::GameOver => "The game has ended.",
+            ErrorCode::NotYourTurn => "It is the other seat's turn.",
+            ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",
             ErrorCode::Internal => "An unexpected server error; nothing about it is shown.",
         }

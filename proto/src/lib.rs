@@ -4,6 +4,11 @@
 
 pub mod accounts;
 pub mod error;
+pub mod game;
+pub mod schema;
+pub mod variant;
 
 pub use accounts::{Credentials, Player, RefreshRequest, Session};
 pub use error::{ErrorBody, ErrorCode};
+pub use game::{ClientMessage, ServerMessage};
+pub use variant::VariantSpec;

@@ -33,6 +33,8 @@ pub async fn connect_postgres(
 #[derive(Clone)]
 pub struct Redis {
     manager: ConnectionManager,
+    /// For pub/sub, which needs a connection of its own.
+    client: redis::Client,
     prefix: Arc<str>,
 }
 
@@ -52,9 +54,10 @@ impl Redis {
         let config = ConnectionManagerConfig::new()
             .set_number_of_retries(2)
             .set_connection_timeout(Some(Duration::from_secs(2)));
-        let manager = ConnectionManager::new_with_config(client, config).await?;
+        let manager = ConnectionManager::new_with_config(client.clone(), config).await?;
         Ok(Redis {
             manager,
+            client,
             prefix: Arc::from(prefix),
         })
     }
@@ -67,6 +70,11 @@ impl Redis {
     /// A handle for commands; cheap to clone, shares one connection.
     pub fn connection(&self) -> ConnectionManager {
         self.manager.clone()
+    }
+
+    /// A new pub/sub connection (subscriptions need their own).
+    pub async fn pubsub(&self) -> Result<redis::aio::PubSub, redis::RedisError> {
+        self.client.get_async_pubsub().await
     }
 
     /// Whether the server answers.

@@ -1,0 +1,355 @@
+//! The game socket's messages (`/v1/games/{id}/play` and `/watch`) and the
+//! game REST bodies.
+//!
+//! Every socket message is `{"t": "<type>", "d": {...}}` (lila-ws style);
+//! messages without data may leave `d` out. Seats are 0 and 1: seat 0 moves
+//! first. Pits are numbered 1 to 6 from the mover's own left.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::ErrorBody;
+use crate::variant::VariantSpec;
+
+/// What a client sends.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum ClientMessage {
+    /// The first message of a play socket: the access token from the
+    /// accounts API. Watch sockets need none.
+    Auth { token: String },
+    /// Play `pit` as move number `ply` (the first move of the game is ply
+    /// 1; an extra turn is a new ply). Resending an applied move gets its
+    /// `moved` again; any other wrong ply gets `stale_ply` and a `state`.
+    Move { pit: u8, ply: u32 },
+    /// Give up the game.
+    Resign,
+    /// Ask for the events after version `since`: they come as they were,
+    /// or as one fresh `state` when the gap is too old.
+    Sync { since: u64 },
+    /// Answered with `pong`.
+    Ping,
+}
+
+/// The access token stays out of logs.
+impl std::fmt::Debug for ClientMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientMessage::Auth { .. } => f.write_str("Auth(..)"),
+            ClientMessage::Move { pit, ply } => write!(f, "Move {{ pit: {pit}, ply: {ply} }}"),
+            ClientMessage::Resign => f.write_str("Resign"),
+            ClientMessage::Sync { since } => write!(f, "Sync {{ since: {since} }}"),
+            ClientMessage::Ping => f.write_str("Ping"),
+        }
+    }
+}
+
+/// What the server sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum ServerMessage {
+    /// A full snapshot: sent first, after a stale move, and when a sync gap
+    /// is too old.
+    State(Box<GameState>),
+    /// A move was made durable. The mover's acknowledgement is this same
+    /// message.
+    Moved(Moved),
+    /// The game ended.
+    Over(Over),
+    /// A seat's player connected or disconnected (any of their sockets).
+    Presence { seat: u8, connected: bool },
+    /// How many watch the game.
+    Watchers { count: u32 },
+    /// Something the client sent was refused; nothing changed.
+    Error(ErrorBody),
+    /// The answer to `ping`.
+    Pong,
+}
+
+/// Whether a game is being played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameStatus {
+    Live,
+    Over,
+}
+
+/// Who sits in a seat.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeatInfo {
+    /// The player, or `null` for an AI seat.
+    pub player: Option<Uuid>,
+    /// The player's display name, or the AI level's name.
+    pub name: String,
+    /// The AI level, for an AI seat (`beginner` .. `perfect`).
+    pub ai: Option<String>,
+    /// The rating when the game was created, for ranked games.
+    pub rating: Option<f64>,
+}
+
+/// The board as both sides see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Board {
+    /// Each seat's row, from that seat's own left: `pits[s][i]` is pit
+    /// `i + 1` of seat `s`. Boards with fewer pits leave the rest 0.
+    pub pits: [[u8; 6]; 2],
+    /// Stones in each seat's store (Kalah) or captured (Oware, Mangala).
+    pub score: [u8; 2],
+    /// Pits per side.
+    pub pits_per_side: u8,
+}
+
+/// A move that was played, as the record and the socket carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayedMove {
+    pub ply: u32,
+    pub seat: u8,
+    pub pit: u8,
+}
+
+/// A snapshot of a game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameState {
+    pub game_id: Uuid,
+    pub variant: VariantSpec,
+    pub rated: bool,
+    pub status: GameStatus,
+    pub seats: [SeatInfo; 2],
+    pub board: Board,
+    /// The seat to move, or `null` once the game is over.
+    pub turn: Option<u8>,
+    /// The pits the side to move may play.
+    pub legal: Vec<u8>,
+    /// The number of moves played; the next move is `ply + 1`.
+    pub ply: u32,
+    /// The last event's version; `sync {since: version}` resumes here.
+    pub version: u64,
+    pub last_move: Option<PlayedMove>,
+    /// Which seats have a connected player.
+    pub connected: [bool; 2],
+    pub watchers: u32,
+    /// The receiver's seat, or `null` for a watcher.
+    pub you: Option<u8>,
+    /// The result, once over.
+    pub result: Option<Over>,
+}
+
+/// A durable move, broadcast to everyone in the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Moved {
+    pub ply: u32,
+    /// The seat that moved.
+    pub by: u8,
+    pub pit: u8,
+    pub version: u64,
+    /// The board after the move.
+    pub board: Board,
+    /// The seat to move next, or `null` when the move ended the game.
+    pub turn: Option<u8>,
+    pub legal: Vec<u8>,
+    /// The mover moves again ("one more").
+    pub extra_turn: bool,
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Kalah: a side ran out of stones.
+    SideEmpty,
+    /// The player to move had no stones.
+    NoStones,
+    /// Oware: a player captured more than half the stones.
+    Majority,
+    /// Oware: the opponent was empty and could not be fed.
+    CannotFeed,
+    /// A position occurred for the third time.
+    Repetition,
+    /// Mangala: every hole was empty.
+    BoardEmpty,
+    /// A player resigned.
+    Resign,
+}
+
+impl From<mancala_rules::EndReason> for EndReason {
+    fn from(reason: mancala_rules::EndReason) -> EndReason {
+        use mancala_rules::EndReason as Rules;
+        match reason {
+            Rules::SideEmpty => EndReason::SideEmpty,
+            Rules::NoStones => EndReason::NoStones,
+            Rules::Majority => EndReason::Majority,
+            Rules::CannotFeed => EndReason::CannotFeed,
+            Rules::Repetition => EndReason::Repetition,
+            Rules::BoardEmpty => EndReason::BoardEmpty,
+        }
+    }
+}
+
+/// Who won.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    /// Seat 0 won.
+    P0,
+    /// Seat 1 won.
+    P1,
+    Draw,
+}
+
+impl GameResult {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::P0 => "p0",
+            GameResult::P1 => "p1",
+            GameResult::Draw => "draw",
+        }
+    }
+
+    /// The seat that won, if any.
+    pub const fn winner(self) -> Option<u8> {
+        match self {
+            GameResult::P0 => Some(0),
+            GameResult::P1 => Some(1),
+            GameResult::Draw => None,
+        }
+    }
+}
+
+/// The end of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Over {
+    pub version: u64,
+    pub result: GameResult,
+    pub reason: EndReason,
+    pub score: [u8; 2],
+}
+
+/// A seat in `POST /internal/v1/games`: a player, or an AI level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SeatRequest {
+    /// A player, with their rating when the game is ranked.
+    Player {
+        id: Uuid,
+        #[serde(default)]
+        rating: Option<f64>,
+        #[serde(default)]
+        rd: Option<f64>,
+    },
+    /// An AI level (`beginner`, `intermediate`, `advanced`, `perfect`).
+    Ai { level: String },
+}
+
+/// `POST /internal/v1/games`: matchmaking (or a test) creates a game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    pub variant: VariantSpec,
+    /// Seat 0 (moves first), then seat 1.
+    pub seats: [SeatRequest; 2],
+    #[serde(default)]
+    pub rated: bool,
+}
+
+/// The answer to `POST /internal/v1/games`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatedGame {
+    pub id: Uuid,
+    /// Where the players connect: `/v1/games/{id}/play`.
+    pub play_path: String,
+    /// Where anyone may watch: `/v1/games/{id}/watch`.
+    pub watch_path: String,
+}
+
+/// `GET /v1/games/{id}`: a game's full record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameRecord {
+    pub id: Uuid,
+    pub variant: VariantSpec,
+    pub rated: bool,
+    pub status: GameStatus,
+    pub seats: [SeatInfo; 2],
+    pub moves: Vec<PlayedMove>,
+    pub result: Option<GameResult>,
+    pub reason: Option<EndReason>,
+    pub score: Option<[u8; 2]>,
+    /// RFC 3339 timestamps.
+    pub created_at: String,
+    pub ended_at: Option<String>,
+}
+
+/// One line of a list of games (history, live games, featured).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub variant: VariantSpec,
+    pub rated: bool,
+    pub status: GameStatus,
+    pub seats: [SeatInfo; 2],
+    pub plies: u32,
+    pub result: Option<GameResult>,
+    pub reason: Option<EndReason>,
+    pub created_at: String,
+    pub ended_at: Option<String>,
+}
+
+/// A page of games; pass `next` as `before` for the next page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GamePage {
+    pub games: Vec<GameSummary>,
+    /// The cursor for the next page, or `null` at the end.
+    pub next: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_are_tagged_and_strict() {
+        let parsed: ClientMessage =
+            serde_json::from_str(r#"{"t":"move","d":{"pit":3,"ply":1}}"#).unwrap();
+        assert_eq!(parsed, ClientMessage::Move { pit: 3, ply: 1 });
+        assert_eq!(
+            serde_json::from_str::<ClientMessage>(r#"{"t":"ping"}"#).unwrap(),
+            ClientMessage::Ping
+        );
+        for bad in [
+            r#"{"t":"move","d":{"pit":3,"ply":1,"x":0}}"#,
+            r#"{"t":"move","d":{"pit":3,"ply":1},"x":0}"#,
+            r#"{"t":"teleport","d":{}}"#,
+            r#"{"t":"move","d":{"pit":-1,"ply":1}}"#,
+            r#"{"t":"move","d":{"pit":300,"ply":1}}"#,
+        ] {
+            assert!(serde_json::from_str::<ClientMessage>(bad).is_err(), "{bad}");
+        }
+        let pong = serde_json::to_string(&ServerMessage::Pong).unwrap();
+        assert_eq!(pong, r#"{"t":"pong"}"#);
+        let auth = ClientMessage::Auth {
+            token: "secret".into(),
+        };
+        assert!(!format!("{auth:?}").contains("secret"));
+    }
+}

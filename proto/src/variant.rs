@@ -1,0 +1,125 @@
+//! The variant as the wire carries it, with a schema: a mirror of
+//! `mancala_rules::Variant`'s serde form, `{"variant": "kalah", "pits": 6,
+//! "seeds": 4, "empty_capture": false, "end": "immediate"}`, or
+//! `{"variant": "oware"}`, `{"variant": "mangala"}`.
+
+use mancala_rules::{KalahEnd, KalahOptions, Variant};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// When a Kalah game ends.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum KalahEndSpec {
+    /// After a move that leaves a side empty (the default).
+    #[default]
+    Immediate,
+    /// When the player to move has no stones.
+    OnTurn,
+}
+
+fn six() -> u8 {
+    6
+}
+
+fn four() -> u8 {
+    4
+}
+
+/// A rule set and its options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(tag = "variant", rename_all = "snake_case", deny_unknown_fields)]
+pub enum VariantSpec {
+    Kalah {
+        #[serde(default = "six")]
+        pits: u8,
+        #[serde(default = "four")]
+        seeds: u8,
+        #[serde(default)]
+        empty_capture: bool,
+        #[serde(default)]
+        end: KalahEndSpec,
+    },
+    Oware,
+    Mangala,
+}
+
+/// Options out of range.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct VariantError(String);
+
+impl TryFrom<VariantSpec> for Variant {
+    type Error = VariantError;
+
+    fn try_from(spec: VariantSpec) -> Result<Variant, VariantError> {
+        Ok(match spec {
+            VariantSpec::Kalah {
+                pits,
+                seeds,
+                empty_capture,
+                end,
+            } => {
+                let options = KalahOptions::new(pits, seeds)
+                    .map_err(|error| VariantError(error.to_string()))?
+                    .with_empty_capture(empty_capture)
+                    .with_end(match end {
+                        KalahEndSpec::Immediate => KalahEnd::Immediate,
+                        KalahEndSpec::OnTurn => KalahEnd::OnTurn,
+                    });
+                Variant::Kalah(options)
+            }
+            VariantSpec::Oware => Variant::Oware,
+            VariantSpec::Mangala => Variant::Mangala,
+        })
+    }
+}
+
+impl From<Variant> for VariantSpec {
+    fn from(variant: Variant) -> VariantSpec {
+        match variant {
+            Variant::Kalah(options) => VariantSpec::Kalah {
+                pits: options.pits(),
+                seeds: options.seeds(),
+                empty_capture: options.empty_capture(),
+                end: match options.end() {
+                    KalahEnd::Immediate => KalahEndSpec::Immediate,
+                    KalahEnd::OnTurn => KalahEndSpec::OnTurn,
+                },
+            },
+            Variant::Oware => VariantSpec::Oware,
+            Variant::Mangala => VariantSpec::Mangala,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mirror_round_trips_every_variant() {
+        for text in [
+            r#"{"variant":"kalah","pits":6,"seeds":4,"empty_capture":false,"end":"immediate"}"#,
+            r#"{"variant":"kalah","pits":6,"seeds":3,"empty_capture":true,"end":"on_turn"}"#,
+            r#"{"variant":"oware"}"#,
+            r#"{"variant":"mangala"}"#,
+        ] {
+            let spec: VariantSpec = serde_json::from_str(text).unwrap();
+            let variant = Variant::try_from(spec).unwrap();
+            assert_eq!(VariantSpec::from(variant), spec);
+            assert_eq!(serde_json::to_string(&spec).unwrap(), text);
+        }
+        let short: VariantSpec = serde_json::from_str(r#"{"variant":"kalah"}"#).unwrap();
+        assert_eq!(
+            Variant::try_from(short).unwrap(),
+            Variant::Kalah(KalahOptions::default())
+        );
+        let bad: VariantSpec = serde_json::from_str(r#"{"variant":"kalah","pits":9}"#).unwrap();
+        assert!(Variant::try_from(bad).is_err());
+        assert!(serde_json::from_str::<VariantSpec>(r#"{"variant":"chess"}"#).is_err());
+    }
+}

@@ -1,0 +1,133 @@
+//! The game-room service's own settings, beside the shared
+//! [`mancala_platform::Settings`].
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use mancala_platform::{ConfigError, SecretString};
+use uuid::Uuid;
+
+/// How game sockets and hosted games behave.
+#[derive(Clone, Debug)]
+pub struct RoomSettings {
+    /// `APP_INSTANCE_ID`: names this instance in leases and watcher counts.
+    /// Default: a fresh id per start.
+    pub instance: String,
+    /// `APP_INTERNAL_TOKEN`: the bearer token other services present on
+    /// `/internal/v1/*`. Unset: a random one, so nothing outside can call.
+    pub internal_token: SecretString,
+    /// `APP_ALLOWED_ORIGINS`: comma-separated origins browsers may open
+    /// sockets from, besides the server's own host. Clients that send no
+    /// `Origin` (not browsers) are let in; the token protects play.
+    pub allowed_origins: Vec<String>,
+    /// `APP_WS_MAX_FRAME_BYTES`: the largest message a client may send.
+    pub max_frame_bytes: usize,
+    /// `APP_WS_AUTH_TIMEOUT_SECS`: a play socket must authenticate within.
+    pub auth_timeout: Duration,
+    /// `APP_WS_PING_SECS`: how often the server pings.
+    pub ping_every: Duration,
+    /// `APP_WS_TIMEOUT_SECS`: a socket silent this long is closed.
+    pub client_timeout: Duration,
+    /// `APP_WS_TICK_MS`: how often a socket checks its deadlines against
+    /// the clock; tests shorten it and move a manual clock.
+    pub tick: Duration,
+    /// `APP_WS_RATE`: `burst/per_second` message credits per socket; a
+    /// socket that runs out is closed with 1008.
+    pub message_burst: u32,
+    pub messages_per_second: u32,
+    /// `APP_GAME_IDLE_SECS`: a hosted game with no player connected is
+    /// unloaded after this long (its lease released).
+    pub idle_unload: Duration,
+    /// `APP_GAME_LEASE_SECS`: how long a host's lease lasts unrenewed.
+    pub lease: Duration,
+}
+
+impl RoomSettings {
+    pub fn from_env() -> Result<RoomSettings, ConfigError> {
+        RoomSettings::from_vars(std::env::vars())
+    }
+
+    pub fn from_vars(
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<RoomSettings, ConfigError> {
+        let vars: HashMap<String, String> = vars.into_iter().collect();
+        let number = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
+            vars.get(name).map_or(Ok(default), |text| {
+                text.trim().parse().map_err(|_| ConfigError {
+                    name,
+                    reason: format!("expected a whole number, got {text:?}"),
+                })
+            })
+        };
+        let (message_burst, messages_per_second) = match vars.get("APP_WS_RATE") {
+            None => (20, 10),
+            Some(text) => text
+                .split_once('/')
+                .and_then(|(burst, rate)| Some((burst.parse().ok()?, rate.parse().ok()?)))
+                .filter(|&(burst, rate)| burst > 0 && rate > 0)
+                .ok_or_else(|| ConfigError {
+                    name: "APP_WS_RATE",
+                    reason: format!("expected burst/per_second, got {text:?}"),
+                })?,
+        };
+        Ok(RoomSettings {
+            instance: vars
+                .get("APP_INSTANCE_ID")
+                .cloned()
+                .unwrap_or_else(|| Uuid::new_v4().simple().to_string()),
+            internal_token: SecretString::from(
+                vars.get("APP_INTERNAL_TOKEN")
+                    .cloned()
+                    .unwrap_or_else(|| Uuid::new_v4().to_string()),
+            ),
+            allowed_origins: vars
+                .get("APP_ALLOWED_ORIGINS")
+                .map(|list| {
+                    list.split(',')
+                        .map(|origin| origin.trim().trim_end_matches('/').to_owned())
+                        .filter(|origin| !origin.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            max_frame_bytes: number("APP_WS_MAX_FRAME_BYTES", 4096)? as usize,
+            auth_timeout: Duration::from_secs(number("APP_WS_AUTH_TIMEOUT_SECS", 5)?),
+            ping_every: Duration::from_secs(number("APP_WS_PING_SECS", 10)?),
+            client_timeout: Duration::from_secs(number("APP_WS_TIMEOUT_SECS", 30)?),
+            tick: Duration::from_millis(number("APP_WS_TICK_MS", 1000)?.max(1)),
+            message_burst,
+            messages_per_second,
+            idle_unload: Duration::from_secs(number("APP_GAME_IDLE_SECS", 120)?),
+            lease: Duration::from_secs(number("APP_GAME_LEASE_SECS", 15)?.max(1)),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let settings = RoomSettings::from_vars([
+            (
+                "APP_ALLOWED_ORIGINS".to_owned(),
+                "https://a.example/, https://b.example".to_owned(),
+            ),
+            ("APP_WS_RATE".to_owned(), "5/2".to_owned()),
+        ])
+        .unwrap();
+        assert_eq!(
+            settings.allowed_origins,
+            ["https://a.example", "https://b.example"]
+        );
+        assert_eq!(
+            (settings.message_burst, settings.messages_per_second),
+            (5, 2)
+        );
+        assert_eq!(settings.auth_timeout, Duration::from_secs(5));
+        assert_eq!(settings.max_frame_bytes, 4096);
+        let error =
+            RoomSettings::from_vars([("APP_WS_RATE".to_owned(), "0/1".to_owned())]).unwrap_err();
+        assert_eq!(error.name, "APP_WS_RATE");
+    }
+}

@@ -1,0 +1,45 @@
+//! Loading a stored game: its row and moves, replayed into a [`LiveGame`].
+
+use mancala_proto::game::GameStatus;
+use mancala_rules::Variant;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::live::{GameInfo, LiveGame};
+use crate::store;
+
+/// Why a game could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Postgres(#[from] sqlx::Error),
+    #[error("{0}")]
+    Corrupt(String),
+}
+
+/// The game as stored, or `None` when there is no such game.
+pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadError> {
+    let Some(row) = store::game(postgres, id).await? else {
+        return Ok(None);
+    };
+    let moves = store::moves(postgres, id).await?;
+    let corrupt = |error: &dyn std::fmt::Display| LoadError::Corrupt(error.to_string());
+    let spec = row.variant().map_err(|e| corrupt(&e))?;
+    let variant = Variant::try_from(spec).map_err(|e| corrupt(&e))?;
+    let info = GameInfo {
+        id,
+        variant,
+        rated: row.rated,
+        seats: row.seats(),
+    };
+    let ending = match (row.status(), row.result().map_err(|e| corrupt(&e))?) {
+        (GameStatus::Over, Some(result)) => row
+            .reason()
+            .map_err(|e| corrupt(&e))?
+            .map(|reason| (result, reason)),
+        _ => None,
+    };
+    LiveGame::replay(info, &moves, ending)
+        .map(Some)
+        .map_err(|e| corrupt(&e))
+}

@@ -1,0 +1,210 @@
+//! The games this instance hosts. A game is hosted by at most one instance
+//! at a time, under a Redis lease the host renews; the first instance asked
+//! for a game that nobody hosts loads it from Postgres and takes the lease.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mancala_platform::Redis;
+use tokio::sync::OnceCell;
+use uuid::Uuid;
+
+use super::actor::{self, Deps, GameHandle};
+use super::load::{LoadError, load};
+
+/// Why a game cannot be hosted here.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("no such game")]
+    NotFound,
+    #[error("hosted by instance {0}")]
+    Elsewhere(String),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+}
+
+/// A host lease on one game.
+pub struct Lease {
+    key: String,
+    owner: String,
+    millis: u64,
+}
+
+/// Renews the lease only while this instance still holds it.
+const RENEW: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0"#;
+
+/// Releases the lease only if this instance holds it.
+const RELEASE: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('DEL', KEYS[1])
+end
+return 0"#;
+
+impl Lease {
+    /// Takes the lease on `game`, or names its holder. A lease this instance
+    /// already holds (a task that is just unloading) is taken over.
+    async fn acquire(
+        redis: &Redis,
+        game: Uuid,
+        owner: &str,
+        millis: u64,
+    ) -> Result<Lease, HostError> {
+        let key = redis.key(&format!("lease:game:{game}"));
+        let mut connection = redis.connection();
+        let taken: Option<String> = redis::cmd("SET")
+            .arg(&key)
+            .arg(owner)
+            .arg("NX")
+            .arg("PX")
+            .arg(millis)
+            .query_async(&mut connection)
+            .await?;
+        let lease = Lease {
+            key,
+            owner: owner.to_owned(),
+            millis,
+        };
+        if taken.is_some() {
+            return Ok(lease);
+        }
+        let holder: Option<String> = redis::cmd("GET")
+            .arg(&lease.key)
+            .query_async(&mut connection)
+            .await?;
+        match holder {
+            Some(holder) if holder == owner => {
+                lease.renew(redis).await;
+                Ok(lease)
+            }
+            Some(holder) => Err(HostError::Elsewhere(holder)),
+            // Expired between the two calls: try once more.
+            None => Box::pin(Lease::acquire(redis, game, owner, millis)).await,
+        }
+    }
+
+    /// Extends the lease; false only when another instance holds it now. A
+    /// Redis outage keeps the game hosted (nobody else can take it then).
+    pub async fn renew(&self, redis: &Redis) -> bool {
+        let mut connection = redis.connection();
+        let renewed: Result<i64, _> = redis::Script::new(RENEW)
+            .key(&self.key)
+            .arg(&self.owner)
+            .arg(self.millis)
+            .invoke_async(&mut connection)
+            .await;
+        match renewed {
+            Ok(0) => false,
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(%error, "renewing a game lease");
+                true
+            }
+        }
+    }
+
+    pub async fn release(&self, redis: &Redis) {
+        let mut connection = redis.connection();
+        let _: Result<i64, _> = redis::Script::new(RELEASE)
+            .key(&self.key)
+            .arg(&self.owner)
+            .invoke_async(&mut connection)
+            .await;
+    }
+}
+
+/// This instance's hosted games; cheap to clone.
+#[derive(Clone)]
+pub struct Rooms {
+    deps: Deps,
+    games: Arc<Mutex<HashMap<Uuid, Arc<OnceCell<GameHandle>>>>>,
+}
+
+impl Rooms {
+    pub fn new(deps: Deps) -> Rooms {
+        Rooms {
+            deps,
+            games: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    pub fn deps(&self) -> &Deps {
+        &self.deps
+    }
+
+    /// The local handle of a game hosted here, if it is.
+    pub fn local(&self, game: Uuid) -> Option<GameHandle> {
+        let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        games.get(&game).and_then(|cell| cell.get().cloned())
+    }
+
+    /// The game's handle, loading and hosting it here if nobody hosts it.
+    pub async fn host(&self, game: Uuid) -> Result<GameHandle, HostError> {
+        let cell = {
+            let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            games.entry(game).or_default().clone()
+        };
+        let handle = cell
+            .get_or_try_init(|| async {
+                let settings = &self.deps.settings;
+                let lease = Lease::acquire(
+                    &self.deps.redis,
+                    game,
+                    &settings.instance,
+                    settings.lease.as_millis() as u64,
+                )
+                .await?;
+                match load(&self.deps.postgres, game).await {
+                    Ok(Some(live)) => {
+                        Ok(actor::spawn(live, self.deps.clone(), lease, self.clone()))
+                    }
+                    Ok(None) => {
+                        lease.release(&self.deps.redis).await;
+                        Err(HostError::NotFound)
+                    }
+                    Err(error) => {
+                        lease.release(&self.deps.redis).await;
+                        Err(error.into())
+                    }
+                }
+            })
+            .await
+            .cloned();
+        if handle.is_err() {
+            self.remove_cell(game, &cell);
+        }
+        handle
+    }
+
+    fn remove_cell(&self, game: Uuid, cell: &Arc<OnceCell<GameHandle>>) {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        if games
+            .get(&game)
+            .is_some_and(|current| Arc::ptr_eq(current, cell))
+        {
+            games.remove(&game);
+        }
+    }
+
+    /// Drops a game whose task ended, unless a newer task replaced it.
+    pub fn forget(&self, handle: &GameHandle) {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        let stale = games
+            .get(&handle.id())
+            .and_then(|cell| cell.get())
+            .is_some_and(|current| current.same(handle));
+        if stale {
+            games.remove(&handle.id());
+        }
+    }
+
+    /// How many games this instance hosts.
+    pub fn hosted(&self) -> usize {
+        self.games.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}

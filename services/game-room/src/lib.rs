@@ -1,0 +1,17 @@
+//! The game-room service: live games over WebSocket. The server is the
+//! authority: every move goes through the rules engine, into Postgres
+//! (committed), and only then is acknowledged and broadcast. Any instance
+//! can host any game (under a Redis lease) and anyone can watch from any
+//! instance (events relayed through Redis pub/sub).
+
+pub mod app;
+pub mod config;
+pub mod game;
+pub mod hub;
+pub mod openapi;
+pub mod routes;
+pub mod store;
+pub mod ws;
+
+pub use app::{Application, GameRoom};
+pub use config::RoomSettings;

@@ -1,0 +1,287 @@
+//! The REST side of game-room: the internal endpoint that creates games,
+//! and the public records and lists.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use mancala_ai::Level;
+use mancala_platform::{ApiError, ExposeSecret, SecretString};
+use mancala_proto::game::{
+    CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
+};
+use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
+use mancala_rules::Variant;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::game::Rooms;
+use crate::store::{self, NewSeat};
+use crate::ws;
+
+/// Mounts the routes. `/v1/games/live` and `/featured` come before
+/// `/v1/games/{id}`, which would otherwise take them.
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/internal/v1/games", web::post().to(create_game))
+        .route("/v1/games/live", web::get().to(live_games))
+        .route("/v1/games/featured", web::get().to(featured_games))
+        .route("/v1/games/{id}", web::get().to(game_record))
+        .route("/v1/games/{id}/play", web::get().to(ws::play::play))
+        .route("/v1/games/{id}/watch", web::get().to(ws::watch::watch))
+        .route("/v1/players/{id}/games", web::get().to(player_games));
+}
+
+/// The token other services present on `/internal/v1/*`.
+#[derive(Clone)]
+pub struct InternalToken(pub SecretString);
+
+fn check_internal(request: &HttpRequest, token: &InternalToken) -> Result<(), ApiError> {
+    let presented = request
+        .headers()
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthenticated, "a service token is required"))?;
+    // Comparing digests: equal-length inputs, so timing says nothing useful.
+    let expected = Sha256::digest(token.0.expose_secret().as_bytes());
+    if Sha256::digest(presented.trim().as_bytes()) != expected {
+        return Err(ApiError::new(
+            ErrorCode::TokenInvalid,
+            "wrong service token",
+        ));
+    }
+    Ok(())
+}
+
+fn now(rooms: &Rooms) -> f64 {
+    rooms.deps().clock.now_millis() as f64 / 1000.0
+}
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidInput, message)
+}
+
+/// Create a game (service to service).
+///
+/// Matchmaking calls this once both players are known, with their rating
+/// snapshots for ranked games. Ranked games need two players.
+#[utoipa::path(
+    post,
+    path = "/internal/v1/games",
+    tag = "games",
+    request_body = CreateGame,
+    security(("service" = [])),
+    responses(
+        (status = 201, description = "Created", body = CreatedGame),
+        (status = 400, description = "`invalid_input`: unknown player or AI level, unplayable variant", body = ErrorBody),
+        (status = 401, description = "`unauthenticated` or `token_invalid`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn create_game(
+    request: HttpRequest,
+    token: web::Data<InternalToken>,
+    rooms: web::Data<Rooms>,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    check_internal(&request, &token)?;
+    let body = body.into_inner();
+    let variant = Variant::try_from(body.variant).map_err(|e| invalid(e.to_string()))?;
+    if !variant.is_playable() {
+        return Err(invalid("this board is for analysis only"));
+    }
+    let mut seats = Vec::with_capacity(2);
+    let mut players = Vec::new();
+    for seat in &body.seats {
+        seats.push(match seat {
+            SeatRequest::Player { id, rating, rd } => {
+                players.push(*id);
+                NewSeat {
+                    player: Some(*id),
+                    ai: None,
+                    rating: *rating,
+                    rd: *rd,
+                }
+            }
+            SeatRequest::Ai { level } => {
+                let level: Level = level
+                    .parse()
+                    .map_err(|_| invalid(format!("no AI level {level:?}")))?;
+                NewSeat {
+                    player: None,
+                    ai: Some(level.to_string()),
+                    rating: None,
+                    rd: None,
+                }
+            }
+        });
+    }
+    if body.rated && players.len() != 2 {
+        return Err(invalid("ranked games are between two players"));
+    }
+    let postgres = &rooms.deps().postgres;
+    if !store::players_exist(postgres, &players).await? {
+        return Err(invalid("unknown player"));
+    }
+    let seats: [NewSeat; 2] = seats.try_into().map_err(|_| invalid("two seats"))?;
+    let id = Uuid::now_v7();
+    let spec =
+        serde_json::to_value(VariantSpec::from(variant)).map_err(|_| ApiError::internal())?;
+    store::insert_game(postgres, id, &spec, &seats, body.rated, now(&rooms)).await?;
+    metrics::counter!("games_created_total", "variant" => variant.name()).increment(1);
+    Ok(HttpResponse::Created().json(CreatedGame {
+        id,
+        play_path: format!("/v1/games/{id}/play"),
+        watch_path: format!("/v1/games/{id}/watch"),
+    }))
+}
+
+fn corrupt(error: store::CorruptRow) -> ApiError {
+    tracing::error!(%error, "corrupt game row");
+    ApiError::internal()
+}
+
+/// A game's full record.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The record", body = GameRecord),
+        (status = 404, description = "`not_found`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn game_record(
+    id: web::Path<Uuid>,
+    rooms: web::Data<Rooms>,
+) -> Result<web::Json<GameRecord>, ApiError> {
+    let postgres = &rooms.deps().postgres;
+    let id = id.into_inner();
+    let row = store::game(postgres, id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    let moves = store::moves(postgres, id).await?;
+    Ok(web::Json(GameRecord {
+        id,
+        variant: row.variant().map_err(corrupt)?,
+        rated: row.rated,
+        status: row.status(),
+        seats: row.seats(),
+        moves,
+        result: row.result().map_err(corrupt)?,
+        reason: row.reason().map_err(corrupt)?,
+        score: row.score(),
+        created_at: row.created_at.clone(),
+        ended_at: row.ended_at.clone(),
+    }))
+}
+
+/// Filters of the game lists.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ListQuery {
+    /// `kalah`, `oware` or `mangala`.
+    variant: Option<String>,
+    /// The `next` of the previous page.
+    before: Option<String>,
+    /// 1 to 100; 20 by default.
+    limit: Option<u32>,
+}
+
+fn variant_filter(variant: &Option<String>) -> Result<Option<&str>, ApiError> {
+    match variant.as_deref() {
+        None => Ok(None),
+        Some(name @ ("kalah" | "oware" | "mangala")) => Ok(Some(name)),
+        Some(other) => Err(invalid(format!("no variant {other:?}"))),
+    }
+}
+
+fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
+    match requested.unwrap_or(20) {
+        limit @ 1..=100 => Ok(i64::from(limit)),
+        _ => Err(invalid("limit is 1 to 100")),
+    }
+}
+
+/// A player's games, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/players/{id}/games",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The player"), ListQuery),
+    responses(
+        (status = 200, description = "A page of games", body = GamePage),
+        (status = 400, description = "`invalid_input`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn player_games(
+    id: web::Path<Uuid>,
+    query: web::Query<ListQuery>,
+    rooms: web::Data<Rooms>,
+) -> Result<web::Json<GamePage>, ApiError> {
+    let variant = variant_filter(&query.variant)?;
+    let limit = limit(query.limit)?;
+    let before = match query.before.as_deref() {
+        None => None,
+        Some(text) => Some(store::parse_cursor(text).ok_or_else(|| invalid("bad cursor"))?),
+    };
+    let rows = store::history(
+        &rooms.deps().postgres,
+        id.into_inner(),
+        variant,
+        before,
+        limit,
+    )
+    .await?;
+    let next = (rows.len() as i64 == limit)
+        .then(|| rows.last().map(store::GameRow::cursor))
+        .flatten();
+    let games = rows
+        .iter()
+        .map(store::GameRow::summary)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(corrupt)?;
+    Ok(web::Json(GamePage { games, next }))
+}
+
+/// Live games, highest rated first.
+#[utoipa::path(
+    get,
+    path = "/v1/games/live",
+    tag = "games",
+    params(ListQuery),
+    responses((status = 200, description = "Live games", body = GamePage))
+)]
+pub(crate) async fn live_games(
+    query: web::Query<ListQuery>,
+    rooms: web::Data<Rooms>,
+) -> Result<web::Json<GamePage>, ApiError> {
+    let variant = variant_filter(&query.variant)?;
+    let rows = store::live(&rooms.deps().postgres, variant, limit(query.limit)?).await?;
+    let games = rows
+        .iter()
+        .map(store::GameRow::summary)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(corrupt)?;
+    Ok(web::Json(GamePage { games, next: None }))
+}
+
+/// The highest-rated live game of each variant (like lichess TV).
+#[utoipa::path(
+    get,
+    path = "/v1/games/featured",
+    tag = "games",
+    responses((status = 200, description = "At most one game per variant", body = [GameSummary]))
+)]
+pub(crate) async fn featured_games(
+    rooms: web::Data<Rooms>,
+) -> Result<web::Json<Vec<GameSummary>>, ApiError> {
+    let mut featured = Vec::new();
+    for variant in ["kalah", "oware", "mangala"] {
+        let rows = store::live(&rooms.deps().postgres, Some(variant), 1).await?;
+        if let Some(row) = rows.first() {
+            featured.push(row.summary().map_err(corrupt)?);
+        }
+    }
+    Ok(web::Json(featured))
+}

@@ -1,0 +1,6 @@
+//! The game sockets: `/v1/games/{id}/play` for the seated players and
+//! `/v1/games/{id}/watch` for anyone.
+
+pub mod play;
+pub mod socket;
+pub mod watch;

@@ -1,0 +1,222 @@
+//! `GET /v1/games/{id}/play`: a seated player's socket. The first message
+//! is `auth`; then moves, resignations and syncs go to the game's task, and
+//! its events come back.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use mancala_platform::{ApiError, Authenticator};
+use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
+use mancala_proto::game::ServerMessage;
+use mancala_proto::{ClientMessage, ErrorCode};
+use tokio::sync::broadcast::error::RecvError;
+use uuid::Uuid;
+
+use super::socket::{Inbound, Socket, origin_allowed};
+use crate::game::{GameHandle, HostError, Joined, Rooms};
+
+pub async fn play(
+    request: HttpRequest,
+    body: web::Payload,
+    game: web::Path<Uuid>,
+    rooms: web::Data<Rooms>,
+    authenticator: web::Data<Authenticator>,
+) -> Result<HttpResponse, ApiError> {
+    let settings = rooms.deps().settings.clone();
+    if !origin_allowed(&request, &settings) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "this origin may not open game sockets",
+        ));
+    }
+    let (response, session, stream) = actix_ws::handle(&request, body)
+        .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
+    let socket = Socket::new(session, stream, &settings, rooms.deps().clock.clone());
+    let rooms = rooms.get_ref().clone();
+    let authenticator = authenticator.get_ref().clone();
+    actix_web::rt::spawn(run(socket, game.into_inner(), rooms, authenticator));
+    Ok(response)
+}
+
+/// Waits for `auth` (until the deadline); the player, or `None` after
+/// closing the socket.
+async fn authenticate(
+    socket: &mut Socket,
+    authenticator: &Authenticator,
+    tick: &mut tokio::time::Interval,
+) -> Option<Result<Uuid, (ErrorCode, String)>> {
+    loop {
+        tokio::select! {
+            inbound = socket.next() => match inbound {
+                Inbound::Message(ClientMessage::Auth { token }) => {
+                    return Some(authenticator.player(&token).map_err(|e| (e.code, e.message)));
+                }
+                Inbound::Message(_) => {
+                    return Some(Err((ErrorCode::Unauthenticated, "the first message must be auth".into())));
+                }
+                Inbound::Invalid(error) => return Some(Err((error.code, error.message))),
+                Inbound::Flood => return Some(Err((ErrorCode::RateLimited, "too many messages".into()))),
+                Inbound::TooBig => return Some(Err((ErrorCode::PayloadTooLarge, "frame too large".into()))),
+                Inbound::Closed => return None,
+                Inbound::Nothing => {}
+            },
+            _ = tick.tick() => {
+                if socket.auth_expired() {
+                    return Some(Err((ErrorCode::Unauthenticated, "no auth message in time".into())));
+                }
+            }
+        }
+    }
+}
+
+async fn join(
+    rooms: &Rooms,
+    game: Uuid,
+    player: Uuid,
+) -> Result<(GameHandle, Joined), (ErrorCode, String, u16)> {
+    // A task that is just unloading answers `Gone`: ask again, once.
+    for _ in 0..2 {
+        let handle = match rooms.host(game).await {
+            Ok(handle) => handle,
+            Err(HostError::NotFound) => {
+                return Err((ErrorCode::NotFound, "no such game".into(), CLOSE_POLICY));
+            }
+            Err(HostError::Elsewhere(_)) => {
+                return Err((
+                    ErrorCode::Unavailable,
+                    "the game is hosted by another instance; retry shortly".into(),
+                    CLOSE_TRY_AGAIN,
+                ));
+            }
+            Err(error) => {
+                tracing::warn!(%error, %game, "hosting a game");
+                return Err((
+                    ErrorCode::Unavailable,
+                    "the game cannot be loaded now; retry".into(),
+                    CLOSE_TRY_AGAIN,
+                ));
+            }
+        };
+        match handle.join(player).await {
+            Ok(Ok(joined)) => return Ok((handle, joined)),
+            Ok(Err(refusal)) => return Err((refusal.code, refusal.message, CLOSE_POLICY)),
+            Err(_gone) => continue,
+        }
+    }
+    Err((
+        ErrorCode::Unavailable,
+        "the game is moving; retry".into(),
+        CLOSE_TRY_AGAIN,
+    ))
+}
+
+async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authenticator) {
+    let mut tick = tokio::time::interval(rooms.deps().settings.tick);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let player = match authenticate(&mut socket, &authenticator, &mut tick).await {
+        None => return,
+        Some(Ok(player)) => player,
+        Some(Err((code, message))) => {
+            let close = code.ws_close().unwrap_or(CLOSE_POLICY);
+            socket.close_with(code, &message, close).await;
+            return;
+        }
+    };
+    let (handle, mut joined) = match join(&rooms, game, player).await {
+        Ok(joined) => joined,
+        Err((code, message, close)) => {
+            socket.close_with(code, &message, close).await;
+            return;
+        }
+    };
+    let seats = joined.seats.clone();
+    let you = seats.first().copied();
+    if socket.send(joined.state.clone()).await {
+        serve(&mut socket, &handle, &mut joined, &seats, you, &mut tick).await;
+    }
+    handle.leave(seats).await;
+}
+
+/// The socket's life after joining; returns when it should close (having
+/// closed it, or found it closed).
+async fn serve(
+    socket: &mut Socket,
+    handle: &GameHandle,
+    joined: &mut Joined,
+    seats: &[u8],
+    you: Option<u8>,
+    tick: &mut tokio::time::Interval,
+) {
+    loop {
+        tokio::select! {
+            inbound = socket.next() => {
+                let answer = match inbound {
+                    Inbound::Message(ClientMessage::Move { pit, ply }) => handle.play(seats.to_vec(), pit, ply).await,
+                    Inbound::Message(ClientMessage::Resign) => handle.resign(seats.to_vec()).await,
+                    Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
+                    Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::actor::encode(&ServerMessage::Pong)]),
+                    Inbound::Message(ClientMessage::Auth { .. }) => {
+                        socket.send_error(ErrorCode::InvalidInput, "already authenticated").await;
+                        continue;
+                    }
+                    Inbound::Invalid(error) => {
+                        socket.send_error(error.code, &error.message).await;
+                        continue;
+                    }
+                    Inbound::Flood => {
+                        finish(socket, ErrorCode::RateLimited, "too many messages", CLOSE_POLICY).await;
+                        return;
+                    }
+                    Inbound::TooBig => {
+                        finish(socket, ErrorCode::PayloadTooLarge, "frame too large", CLOSE_TOO_BIG).await;
+                        return;
+                    }
+                    Inbound::Closed => return,
+                    Inbound::Nothing => continue,
+                };
+                match answer {
+                    Ok(texts) => {
+                        for text in texts {
+                            if !socket.send(text).await {
+                                return;
+                            }
+                        }
+                    }
+                    Err(_gone) => {
+                        finish(socket, ErrorCode::Unavailable, "the game is moving; reconnect", CLOSE_TRY_AGAIN).await;
+                        return;
+                    }
+                }
+            }
+            event = joined.events.recv() => match event {
+                Ok(text) => {
+                    if !socket.send(text).await {
+                        return;
+                    }
+                }
+                // Too slow to keep up: a fresh snapshot replaces what was missed.
+                Err(RecvError::Lagged(_)) => match handle.sync(0, you).await {
+                    Ok(texts) => {
+                        for text in texts {
+                            if !socket.send(text).await {
+                                return;
+                            }
+                        }
+                    }
+                    Err(_gone) => return,
+                },
+                Err(RecvError::Closed) => {
+                    finish(socket, ErrorCode::Unavailable, "the game is moving; reconnect", CLOSE_TRY_AGAIN).await;
+                    return;
+                }
+            },
+            _ = tick.tick() => {
+                if !socket.keep_alive().await {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+async fn finish(socket: &mut Socket, code: ErrorCode, message: &str, close: u16) {
+    socket.close_with(code, message, close).await;
+}

@@ -1,0 +1,296 @@
+use std::time::Duration;
+
+use awc::ws::{Frame, Message};
+use futures_util::{SinkExt, StreamExt};
+use mancala_game_room::{Application, RoomSettings};
+use mancala_platform::jwt::{TokenSigner, random_seed};
+use mancala_platform::testing::{TestStores, database_url, redis_url};
+use mancala_platform::{Clock, ExposeSecret, SecretString, Settings};
+use mancala_proto::game::{CreatedGame, GameState, Moved, ServerMessage};
+use mancala_proto::{ErrorBody, ErrorCode};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+pub(crate) const SERVICE_TOKEN: &str = "test-service-token";
+
+/// Shared stores and keys for one or more instances.
+pub(crate) struct World {
+    pub(crate) stores: TestStores,
+    pub(crate) signer: TokenSigner,
+    pub(crate) clock: Clock,
+}
+
+/// One running game-room instance.
+pub(crate) struct Instance {
+    pub(crate) base: String,
+    pub(crate) ws_base: String,
+    pub(crate) client: awc::Client,
+}
+
+impl World {
+    pub(crate) async fn new() -> World {
+        let stores = TestStores::new().await.unwrap();
+        let signer =
+            TokenSigner::from_seed(&random_seed(), "arena-test", "players-test", 900).unwrap();
+        World {
+            stores,
+            signer,
+            clock: Clock::manual(Clock::system().now_millis()),
+        }
+    }
+
+    pub(crate) async fn instance(&self) -> Instance {
+        self.instance_with(&database_url(&self.stores.database), &[])
+            .await
+    }
+
+    /// An instance with its own database URL (a proxy) and extra settings.
+    pub(crate) async fn instance_with(
+        &self,
+        database: &SecretString,
+        extra: &[(&str, &str)],
+    ) -> Instance {
+        let mut vars: Vec<(String, String)> = [
+            ("APP_BIND", "127.0.0.1:0".to_owned()),
+            ("DATABASE_URL", database.expose_secret().to_owned()),
+            ("REDIS_URL", redis_url().expose_secret().to_owned()),
+            ("APP_REDIS_PREFIX", self.stores.prefix.clone()),
+            ("APP_JWT_ISSUER", "arena-test".to_owned()),
+            ("APP_JWT_AUDIENCE", "players-test".to_owned()),
+            ("APP_JWT_PUBLIC_KEY", self.signer.public_key().to_owned()),
+            ("APP_INTERNAL_TOKEN", SERVICE_TOKEN.to_owned()),
+            ("APP_WS_TICK_MS", "20".to_owned()),
+            ("APP_ALLOWED_ORIGINS", "https://friends.example".to_owned()),
+            // The manual clock stands still, so credits would never refill.
+            ("APP_WS_RATE", "100000/1".to_owned()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        for (name, value) in extra {
+            vars.push(((*name).to_owned(), (*value).to_owned()));
+        }
+        let settings = Settings::from_vars(vars.clone()).unwrap();
+        let rooms = RoomSettings::from_vars(vars).unwrap();
+        let application = Application::build(settings, rooms, self.clock.clone())
+            .await
+            .unwrap();
+        let port = application.port();
+        actix_web::rt::spawn(application.run_until_stopped());
+        Instance {
+            base: format!("http://127.0.0.1:{port}"),
+            ws_base: format!("ws://127.0.0.1:{port}"),
+            client: awc::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .finish(),
+        }
+    }
+
+    /// A player row and an access token for them.
+    pub(crate) async fn player(&self, name: &str) -> (Uuid, String) {
+        let id = Uuid::now_v7();
+        sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
+            .bind(id)
+            .bind(name)
+            .execute(&self.stores.postgres)
+            .await
+            .unwrap();
+        let token = self
+            .signer
+            .issue(&id.to_string(), self.clock.now_secs())
+            .unwrap();
+        (id, token)
+    }
+
+    pub(crate) async fn cleanup(self) {
+        self.stores.cleanup().await.unwrap();
+    }
+}
+
+impl Instance {
+    pub(crate) async fn post(&self, path: &str, body: Value, token: Option<&str>) -> (u16, Value) {
+        let mut request = self.client.post(format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let mut response = request.send_json(&body).await.unwrap();
+        let bytes = response.body().await.unwrap();
+        (
+            response.status().as_u16(),
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
+        let mut response = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        let bytes = response.body().limit(1 << 20).await.unwrap();
+        (
+            response.status().as_u16(),
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// Creates a game between two seats (JSON seat requests).
+    pub(crate) async fn create(
+        &self,
+        variant: Value,
+        seats: [Value; 2],
+        rated: bool,
+    ) -> CreatedGame {
+        let (status, body) = self
+            .post(
+                "/internal/v1/games",
+                json!({"variant": variant, "seats": seats, "rated": rated}),
+                Some(SERVICE_TOKEN),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        serde_json::from_value(body).unwrap()
+    }
+
+    pub(crate) async fn connect(&self, path: &str) -> Ws {
+        self.connect_with(path, None).await
+    }
+
+    pub(crate) async fn connect_with(&self, path: &str, origin: Option<&str>) -> Ws {
+        let mut request = self
+            .client
+            .ws(format!("{}{path}", self.ws_base))
+            .max_frame_size(1 << 20);
+        if let Some(origin) = origin {
+            request = request.origin(origin);
+        }
+        let (_, framed) = request.connect().await.unwrap();
+        Ws { framed }
+    }
+
+    /// A play socket, authenticated, with its first `state`.
+    pub(crate) async fn play(&self, game: &CreatedGame, token: &str) -> (Ws, GameState) {
+        let mut ws = self.connect(&game.play_path).await;
+        ws.send(json!({"t": "auth", "d": {"token": token}})).await;
+        let state = ws.state().await;
+        (ws, state)
+    }
+}
+
+/// A test's end of a socket.
+pub(crate) struct Ws {
+    framed: actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>,
+}
+
+/// How a socket ended.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Received {
+    Message(ServerMessage),
+    Closed(Option<u16>),
+}
+
+impl Ws {
+    pub(crate) async fn send(&mut self, value: Value) {
+        self.send_text(value.to_string()).await;
+    }
+
+    pub(crate) async fn send_text(&mut self, text: String) {
+        self.framed.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    pub(crate) async fn send_raw(&mut self, message: Message) {
+        let _ = self.framed.send(message).await;
+    }
+
+    /// The next message or the close, skipping pings; fails after 10 s.
+    pub(crate) async fn next(&mut self) -> Received {
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(10), self.framed.next())
+                .await
+                .expect("nothing arrived within 10 s");
+            match frame {
+                Some(Ok(Frame::Text(bytes))) => {
+                    let message = serde_json::from_slice(&bytes)
+                        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&bytes)));
+                    return Received::Message(message);
+                }
+                Some(Ok(Frame::Ping(bytes))) => {
+                    let _ = self.framed.send(Message::Pong(bytes)).await;
+                }
+                Some(Ok(Frame::Close(reason))) => {
+                    return Received::Closed(reason.map(|r| u16::from(r.code)));
+                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => return Received::Closed(None),
+            }
+        }
+    }
+
+    pub(crate) async fn message(&mut self) -> ServerMessage {
+        match self.next().await {
+            Received::Message(message) => message,
+            Received::Closed(code) => panic!("closed ({code:?}) while waiting for a message"),
+        }
+    }
+
+    /// The next message that is not presence or a watcher count.
+    pub(crate) async fn event(&mut self) -> ServerMessage {
+        loop {
+            match self.message().await {
+                ServerMessage::Presence { .. } | ServerMessage::Watchers { .. } => {}
+                other => return other,
+            }
+        }
+    }
+
+    pub(crate) async fn state(&mut self) -> GameState {
+        match self.event().await {
+            ServerMessage::State(state) => *state,
+            other => panic!("expected a state, got {other:?}"),
+        }
+    }
+
+    pub(crate) async fn moved(&mut self) -> Moved {
+        match self.event().await {
+            ServerMessage::Moved(moved) => moved,
+            other => panic!("expected a move, got {other:?}"),
+        }
+    }
+
+    pub(crate) async fn error(&mut self) -> ErrorBody {
+        match self.event().await {
+            ServerMessage::Error(error) => error,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    pub(crate) async fn expect_error(&mut self, code: ErrorCode) {
+        let error = self.error().await;
+        assert_eq!(error.code, code, "{}", error.message);
+    }
+
+    /// Reads until the socket closes; returns the close code and the last
+    /// error sent before it.
+    pub(crate) async fn closed(&mut self) -> (Option<u16>, Option<ErrorCode>) {
+        let mut last = None;
+        loop {
+            match self.next().await {
+                Received::Message(ServerMessage::Error(error)) => last = Some(error.code),
+                Received::Message(_) => {}
+                Received::Closed(code) => return (code, last),
+            }
+        }
+    }
+
+    pub(crate) async fn play_move(&mut self, pit: u8, ply: u32) {
+        self.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+            .await;
+    }
+
+}
+
+/// A seat request for a player.
+pub(crate) fn seat(id: Uuid) -> Value {
+    json!({"player": {"id": id}})
+}

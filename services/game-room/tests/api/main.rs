@@ -1,0 +1,13 @@
+//! Game-room end to end: the real server on a free port (two of them where
+//! instances matter), real WebSocket clients, the real Postgres and Redis
+//! with a fresh database and key prefix per test, and a manual clock.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod helpers;
+mod proxy;
+
+mod bad_input;
+mod play;
+mod records;
+mod spectate;
