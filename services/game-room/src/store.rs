@@ -224,26 +224,22 @@ pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<PlayedMove>, sqlx::Err
 }
 
 /// Stores ply `ply`, only if it is the next of a live game: a second writer
-/// for the same ply fails (on the key, or on the count).
+/// for the same ply fails (on the count, or on the key). One statement, so
+/// outside a transaction it commits (durably) by itself: one round trip.
 pub async fn append_move(
     connection: &mut PgConnection,
     game: Uuid,
     played: PlayedMove,
     now: f64,
 ) -> Result<bool, sqlx::Error> {
-    let advanced = sqlx::query!(
-        "UPDATE games SET plies = $2 WHERE id = $1 AND status = 'live' AND plies = $2 - 1",
-        game,
-        played.ply as i32,
-    )
-    .execute(&mut *connection)
-    .await?;
-    if advanced.rows_affected() != 1 {
-        return Ok(false);
-    }
-    sqlx::query!(
-        "INSERT INTO game_moves (game_id, ply, seat, pit, played_at)
-         VALUES ($1, $2, $3, $4, to_timestamp($5))",
+    let stored = sqlx::query!(
+        "WITH advanced AS (
+             UPDATE games SET plies = $2
+             WHERE id = $1 AND status = 'live' AND plies = $2 - 1
+             RETURNING id
+         )
+         INSERT INTO game_moves (game_id, ply, seat, pit, played_at)
+         SELECT id, $2, $3, $4, to_timestamp($5) FROM advanced",
         game,
         played.ply as i32,
         i16::from(played.seat),
@@ -252,7 +248,7 @@ pub async fn append_move(
     )
     .execute(connection)
     .await?;
-    Ok(true)
+    Ok(stored.rows_affected() == 1)
 }
 
 /// Ends a live game with its result and, when rated, its outbox row for the

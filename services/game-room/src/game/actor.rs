@@ -399,17 +399,20 @@ impl Actor {
     async fn store_move(&self, planned: &PlannedMove) -> Result<bool, sqlx::Error> {
         let now = self.deps.clock.now_millis() as f64 / 1000.0;
         let id = self.live.id();
-        let mut tx = self.deps.postgres.begin().await?;
         let played = PlayedMove {
             ply: planned.ply,
             seat: planned.seat,
             pit: planned.pit,
         };
-        if !store::append_move(&mut tx, id, played, now).await? {
-            return Ok(false);
-        }
-        if let Some(over) = planned.ends
-            && !store::finish_game(&mut tx, id, over.result, over.reason, over.score, now).await?
+        let Some(over) = planned.ends else {
+            // Most moves: one statement, committed on its own.
+            let mut connection = self.deps.postgres.acquire().await?;
+            return store::append_move(&mut connection, id, played, now).await;
+        };
+        // The last move and the result (and the outbox row) commit together.
+        let mut tx = self.deps.postgres.begin().await?;
+        if !store::append_move(&mut tx, id, played, now).await?
+            || !store::finish_game(&mut tx, id, over.result, over.reason, over.score, now).await?
         {
             return Ok(false);
         }

@@ -91,7 +91,13 @@ async fn sockets_refuse_what_they_must() {
             &[("APP_WS_RATE", "20/1")],
         )
         .await;
-    let other = strict.create(json!({"variant": "kalah"}), [seat(south), seat(north)], false).await;
+    let other = strict
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
     let (mut ws, _) = strict.play(&other, &south_token).await;
     for _ in 0..21 {
         ws.send(json!({"t": "ping"})).await;

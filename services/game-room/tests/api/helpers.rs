@@ -287,7 +287,6 @@ impl Ws {
         self.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
             .await;
     }
-
 }
 
 /// A seat request for a player.
