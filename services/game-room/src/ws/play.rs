@@ -210,6 +210,7 @@ async fn serve(
             },
             _ = tick.tick() => {
                 if !socket.keep_alive().await {
+                    socket.close(CLOSE_POLICY, "no sign of life").await;
                     return;
                 }
             }

@@ -199,6 +199,7 @@ async fn run(mut socket: Socket, game: Uuid, deps: Deps) {
             }
             _ = tick.tick() => {
                 if !socket.keep_alive().await {
+                    socket.close(CLOSE_POLICY, "no sign of life").await;
                     break;
                 }
             }

@@ -220,3 +220,22 @@ async fn only_services_create_games() {
     }
     world.cleanup().await;
 }
+
+#[actix_web::test]
+async fn silent_sockets_are_pinged_then_closed_by_the_clock() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (south, south_token) = world.player("South").await;
+    let (north, _) = world.player("North").await;
+    let game = instance.create(json!({"variant": "kalah"}), [seat(south), seat(north)], false).await;
+    let (mut ws, _) = instance.play(&game, &south_token).await;
+    // Ten seconds on, a ping; the client answers it (the helper does), so
+    // the socket lives on.
+    world.clock.advance(10_000);
+    ws.send(json!({"t": "ping"})).await;
+    assert_eq!(ws.event().await, mancala_proto::game::ServerMessage::Pong);
+    // Then thirty seconds of silence: closed.
+    world.clock.advance(30_000);
+    assert_eq!(ws.closed().await.0, Some(CLOSE_POLICY));
+    world.cleanup().await;
+}
