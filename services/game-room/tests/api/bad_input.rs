@@ -227,7 +227,13 @@ async fn silent_sockets_are_pinged_then_closed_by_the_clock() {
     let instance = world.instance().await;
     let (south, south_token) = world.player("South").await;
     let (north, _) = world.player("North").await;
-    let game = instance.create(json!({"variant": "kalah"}), [seat(south), seat(north)], false).await;
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
     let (mut ws, _) = instance.play(&game, &south_token).await;
     // Ten seconds on, a ping; the client answers it (the helper does), so
     // the socket lives on.
