@@ -283,6 +283,22 @@ impl Ws {
         }
     }
 
+    /// Reads without answering pings (a silent client) until the socket
+    /// closes or `wait` passes; the close code, if it closed.
+    pub(crate) async fn closed_within(&mut self, wait: Duration) -> Option<Option<u16>> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let frame = tokio::time::timeout_at(deadline, self.framed.next())
+                .await
+                .ok()?;
+            match frame {
+                Some(Ok(Frame::Close(reason))) => return Some(reason.map(|r| u16::from(r.code))),
+                Some(Err(_)) | None => return Some(None),
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
     pub(crate) async fn play_move(&mut self, pit: u8, ply: u32) {
         self.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
             .await;
