@@ -32,6 +32,8 @@ pub enum ErrorCode {
     GameOver,
     NotYourTurn,
     StalePly,
+    NotAllowed,
+    CountdownRunning,
     Unavailable,
     Internal,
 }
@@ -52,10 +54,17 @@ pub const CLOSE_TOO_BIG: u16 = 1009;
 pub const CLOSE_INTERNAL: u16 = 1011;
 /// WebSocket close code for "try again later".
 pub const CLOSE_TRY_AGAIN: u16 = 1013;
+/// WebSocket close code when the server restarts or drains: reconnect now.
+pub const CLOSE_RESTART: u16 = 1012;
+/// The game is hosted by another instance: reconnect where `elsewhere`
+/// says (or anywhere, after a moment).
+pub const CLOSE_ELSEWHERE: u16 = 4001;
+/// The game's friend room closed.
+pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 23] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -75,6 +84,8 @@ impl ErrorCode {
         ErrorCode::GameOver,
         ErrorCode::NotYourTurn,
         ErrorCode::StalePly,
+        ErrorCode::NotAllowed,
+        ErrorCode::CountdownRunning,
         ErrorCode::Unavailable,
         ErrorCode::Internal,
     ];
@@ -101,6 +112,8 @@ impl ErrorCode {
             ErrorCode::GameOver => "game_over",
             ErrorCode::NotYourTurn => "not_your_turn",
             ErrorCode::StalePly => "stale_ply",
+            ErrorCode::NotAllowed => "not_allowed",
+            ErrorCode::CountdownRunning => "countdown_running",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -120,7 +133,9 @@ impl ErrorCode {
             | ErrorCode::AlreadyRegistered
             | ErrorCode::GameOver
             | ErrorCode::NotYourTurn
-            | ErrorCode::StalePly => 409,
+            | ErrorCode::StalePly
+            | ErrorCode::NotAllowed
+            | ErrorCode::CountdownRunning => 409,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::PitOutOfRange | ErrorCode::EmptyPit | ErrorCode::MustFeed => 422,
             ErrorCode::RateLimited => 429,
@@ -176,6 +191,12 @@ impl ErrorCode {
             }
             ErrorCode::GameOver => "The game has ended.",
             ErrorCode::NotYourTurn => "It is the other seat's turn.",
+            ErrorCode::NotAllowed => {
+                "Not in this game or not now (undo outside AI and hotseat games, a rematch before the end)."
+            }
+            ErrorCode::CountdownRunning => {
+                "The absent player may still return; wait for the countdown to run out."
+            }
             ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",
             ErrorCode::Internal => "An unexpected server error; nothing about it is shown.",

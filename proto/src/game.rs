@@ -36,6 +36,19 @@ pub enum ClientMessage {
     Sync { since: u64 },
     /// Answered with `pong`.
     Ping,
+    /// Take back moves: in a game against the AI, your last move and the
+    /// AI's replies after it; in a hotseat game, the last move.
+    Undo,
+    /// After the end: play again with sides swapped. Against the AI, on one
+    /// device, or in a friend's room the next game starts at once; between
+    /// two players otherwise it is an offer the other must match.
+    Rematch,
+    /// After the opponent's reconnect countdown ran out: an AI takes their
+    /// seat and the game goes on, casual.
+    ContinueVsAi,
+    /// After the opponent's reconnect countdown ran out: win the game
+    /// (rated if it was).
+    ClaimVictory,
 }
 
 /// The access token stays out of logs.
@@ -47,6 +60,10 @@ impl std::fmt::Debug for ClientMessage {
             ClientMessage::Resign => f.write_str("Resign"),
             ClientMessage::Sync { since } => write!(f, "Sync {{ since: {since} }}"),
             ClientMessage::Ping => f.write_str("Ping"),
+            ClientMessage::Undo => f.write_str("Undo"),
+            ClientMessage::Rematch => f.write_str("Rematch"),
+            ClientMessage::ContinueVsAi => f.write_str("ContinueVsAi"),
+            ClientMessage::ClaimVictory => f.write_str("ClaimVictory"),
         }
     }
 }
@@ -68,8 +85,31 @@ pub enum ServerMessage {
     Moved(Moved),
     /// The game ended.
     Over(Over),
+    /// Moves were taken back; the board is as after `ply`.
+    Undone(Undone),
     /// A seat's player connected or disconnected (any of their sockets).
-    Presence { seat: u8, connected: bool },
+    /// On a disconnect in a game against a person, `countdown_ms` is how
+    /// long they have to return before the opponent may `continue_vs_ai`
+    /// or `claim_victory`.
+    Presence {
+        seat: u8,
+        connected: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        countdown_ms: Option<u64>,
+    },
+    /// An AI took over an absent player's seat; the game is now casual.
+    TakenOver {
+        version: u64,
+        seat: u8,
+        level: String,
+    },
+    /// The other player offers a rematch (`rematch` accepts it).
+    RematchOffer { by: u8 },
+    /// The next game has started: connect to it.
+    Rematch { game_id: Uuid, play_path: String },
+    /// This instance does not host the game: connect to `url` (the socket
+    /// closes with 4001).
+    Elsewhere { url: Option<String> },
     /// How many watch the game.
     Watchers { count: u32 },
     /// Something the client sent was refused; nothing changed.
@@ -84,6 +124,27 @@ pub enum ServerMessage {
 pub enum GameStatus {
     Live,
     Over,
+    /// Ended without a result: no first move in time, or its room closed.
+    Aborted,
+}
+
+/// A time control: `initial + increment` seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    pub initial_secs: u32,
+    pub increment_secs: u32,
+}
+
+/// The clocks of a timed game, as of the message. The running side's
+/// time is counting down from `remaining_ms` since the message was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Clocks {
+    pub remaining_ms: [u64; 2],
+    /// The seat whose clock runs, or `null` (before the first move, after
+    /// the end).
+    pub running: Option<u8>,
 }
 
 /// Who sits in a seat.
@@ -94,7 +155,8 @@ pub struct SeatInfo {
     pub player: Option<Uuid>,
     /// The player's display name, or the AI level's name.
     pub name: String,
-    /// The AI level, for an AI seat (`beginner` .. `perfect`).
+    /// The AI level, for an AI seat (`beginner` .. `perfect`), including
+    /// an AI that took over an absent player's seat.
     pub ai: Option<String>,
     /// The rating when the game was created, for ranked games.
     pub rating: Option<f64>,
@@ -148,6 +210,15 @@ pub struct GameState {
     pub you: Option<u8>,
     /// The result, once over.
     pub result: Option<Over>,
+    pub time_control: Option<TimeControl>,
+    pub clocks: Option<Clocks>,
+    /// Per seat: milliseconds left of an absent player's reconnect
+    /// countdown (0 once it ran out), or `null`.
+    pub countdown_ms: [Option<u64>; 2],
+    /// The friend room this game belongs to, if any.
+    pub room: Option<Uuid>,
+    /// The next game, once a rematch started.
+    pub rematch: Option<Uuid>,
 }
 
 /// A durable move, broadcast to everyone in the game.
@@ -166,6 +237,21 @@ pub struct Moved {
     pub legal: Vec<u8>,
     /// The mover moves again ("one more").
     pub extra_turn: bool,
+    pub clocks: Option<Clocks>,
+}
+
+/// Moves taken back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Undone {
+    pub version: u64,
+    /// Moves left; the next move is `ply + 1`.
+    pub ply: u32,
+    pub board: Board,
+    pub turn: Option<u8>,
+    pub legal: Vec<u8>,
+    pub last_move: Option<PlayedMove>,
+    pub clocks: Option<Clocks>,
 }
 
 /// Why a game ended.
@@ -186,6 +272,14 @@ pub enum EndReason {
     BoardEmpty,
     /// A player resigned.
     Resign,
+    /// A flag fell.
+    Timeout,
+    /// The opponent was away past the countdown and the winner claimed it.
+    Abandoned,
+    /// No first move in time (no result, unrated).
+    NoStart,
+    /// The friend room closed with the game unfinished (no result).
+    RoomClosed,
 }
 
 impl From<mancala_rules::EndReason> for EndReason {
@@ -211,6 +305,8 @@ pub enum GameResult {
     /// Seat 1 won.
     P1,
     Draw,
+    /// No result: the game was aborted.
+    Aborted,
 }
 
 impl GameResult {
@@ -219,6 +315,7 @@ impl GameResult {
             GameResult::P0 => "p0",
             GameResult::P1 => "p1",
             GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
         }
     }
 
@@ -227,7 +324,7 @@ impl GameResult {
         match self {
             GameResult::P0 => Some(0),
             GameResult::P1 => Some(1),
-            GameResult::Draw => None,
+            GameResult::Draw | GameResult::Aborted => None,
         }
     }
 }
@@ -263,10 +360,17 @@ pub enum SeatRequest {
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
     pub variant: VariantSpec,
-    /// Seat 0 (moves first), then seat 1.
+    /// Seat 0 (moves first), then seat 1. The same player in both seats
+    /// makes a hotseat game (two people on one device).
     pub seats: [SeatRequest; 2],
     #[serde(default)]
     pub rated: bool,
+    /// Untimed when absent.
+    #[serde(default)]
+    pub time_control: Option<TimeControl>,
+    /// A friend game: it opens a room, a series of games between the two.
+    #[serde(default)]
+    pub room: bool,
 }
 
 /// The answer to `POST /internal/v1/games`.
@@ -287,6 +391,8 @@ pub struct GameRecord {
     pub id: Uuid,
     pub variant: VariantSpec,
     pub rated: bool,
+    pub time_control: Option<TimeControl>,
+    pub room: Option<Uuid>,
     pub status: GameStatus,
     pub seats: [SeatInfo; 2],
     pub moves: Vec<PlayedMove>,

@@ -22,5 +22,5 @@ pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, Readiness, configure_health, json_config};
 pub use secrecy::{ExposeSecret, SecretString};
-pub use server::{Bound, StartError, serve};
+pub use server::{Bound, StartError, serve, serve_on};
 pub use stores::{MIGRATOR, Redis, connect_postgres};

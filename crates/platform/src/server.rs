@@ -46,7 +46,19 @@ pub fn serve<F>(bind: SocketAddr, readiness: Readiness, routes: F) -> Result<Bou
 where
     F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
 {
-    let listener = TcpListener::bind(bind)?;
+    serve_on(TcpListener::bind(bind)?, readiness, routes)
+}
+
+/// [`serve`] on a listener already bound (a service that must know its
+/// address before it builds its routes).
+pub fn serve_on<F>(
+    listener: TcpListener,
+    readiness: Readiness,
+    routes: F,
+) -> Result<Bound, StartError>
+where
+    F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+{
     let address = listener.local_addr()?;
     let metrics = install_metrics();
     let server = HttpServer::new(move || {
@@ -65,7 +77,55 @@ where
             })
             .configure(routes.clone())
     })
+    // Signals are handled in `run_until_signal`, so a service can drain
+    // before the server stops.
+    .disable_signals()
+    .shutdown_timeout(10)
     .listen(listener)?
     .run();
     Ok(Bound { server, address })
+}
+
+impl Bound {
+    /// Serves until SIGINT or SIGTERM, then runs `drain` (a service hands
+    /// its work to other instances), then stops, finishing requests in
+    /// flight.
+    pub async fn run_until_signal<D, Fut>(self, drain: D) -> std::io::Result<()>
+    where
+        D: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let handle = self.server.handle();
+        let mut server = self.server;
+        tokio::select! {
+            result = &mut server => return result,
+            () = shutdown_signal() => {}
+        }
+        tracing::info!("stopping: draining first");
+        drain().await;
+        handle.stop(true).await;
+        server.await
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

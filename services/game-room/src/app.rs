@@ -8,7 +8,7 @@ use actix_web::web;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier};
 use mancala_platform::{
     Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
-    connect_postgres, serve,
+    connect_postgres, serve_on,
 };
 use sqlx::PgPool;
 
@@ -55,6 +55,7 @@ impl GameRoom {
             settings.jwt_leeway.as_secs(),
         )?;
         let hub = Hub::start(redis.clone(), room_settings.instance.clone());
+        let public_url = room_settings.public_url.clone();
         let internal_token = InternalToken(room_settings.internal_token.clone());
         let deps = Deps {
             postgres,
@@ -63,8 +64,14 @@ impl GameRoom {
             clock: clock.clone(),
             settings: Arc::new(room_settings),
         };
+        let rooms = Rooms::new(deps);
+        rooms.spawn_room_sweeper();
+        if let Some(url) = public_url {
+            let rooms = rooms.clone();
+            tokio::spawn(async move { rooms.advertise(&url).await });
+        }
         Ok(GameRoom {
-            rooms: Rooms::new(deps),
+            rooms,
             authenticator: Authenticator::new(verifier, clock),
             internal_token,
         })
@@ -93,9 +100,15 @@ pub struct Application {
 impl Application {
     pub async fn build(
         settings: Settings,
-        room_settings: RoomSettings,
+        mut room_settings: RoomSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
+        // Bound first, so the address can be advertised to other instances.
+        let listener = std::net::TcpListener::bind(settings.bind)?;
+        let address = listener.local_addr()?;
+        room_settings
+            .public_url
+            .get_or_insert_with(|| format!("http://{address}"));
         let postgres = connect_postgres(&settings.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
@@ -108,7 +121,7 @@ impl Application {
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };
-        let bound = serve(settings.bind, readiness, move |config| {
+        let bound = serve_on(listener, readiness, move |config| {
             routes.configure(config);
             config.configure(crate::openapi::configure);
         })?;
@@ -123,8 +136,18 @@ impl Application {
         &self.service
     }
 
-    /// Serves until SIGINT/SIGTERM, finishing requests in flight.
+    /// Stops the server: with `drain`, after releasing every hosted game
+    /// (as on SIGTERM); without, at once, as if the process died (tests).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.bound.server.handle()
+    }
+
+    /// Serves until SIGINT/SIGTERM; then releases every hosted game, so
+    /// its players move to another instance at once, and stops.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.bound.server.await
+        let rooms = self.service.rooms().clone();
+        self.bound
+            .run_until_signal(|| async move { rooms.drain().await })
+            .await
     }
 }

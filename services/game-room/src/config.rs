@@ -40,6 +40,23 @@ pub struct RoomSettings {
     pub idle_unload: Duration,
     /// `APP_GAME_LEASE_SECS`: how long a host's lease lasts unrenewed.
     pub lease: Duration,
+    /// `APP_PUBLIC_URL`: where clients reach this instance, told to those
+    /// who reach another one. Default: the address it listens on.
+    pub public_url: Option<String>,
+    /// `APP_RECONNECT_SECS`: how long a dropped player has to return before
+    /// the opponent may continue against the AI or claim the win.
+    pub reconnect: Duration,
+    /// `APP_FIRST_MOVE_SECS`: a game with no first move by then is aborted.
+    pub first_move: Duration,
+    /// `APP_ROOM_IDLE_SECS`: a friend room with nobody connected this long
+    /// closes.
+    pub room_idle: Duration,
+    /// `APP_ROOM_LIFE_SECS`: a friend room closes this long after it opens.
+    pub room_life: Duration,
+    /// `APP_ROOM_SWEEP_MS`: how often expired rooms are looked for.
+    pub room_sweep: Duration,
+    /// `APP_AI_DEADLINE_MS`: the most an AI move may think.
+    pub ai_deadline: Duration,
 }
 
 impl RoomSettings {
@@ -98,6 +115,13 @@ impl RoomSettings {
             messages_per_second,
             idle_unload: Duration::from_secs(number("APP_GAME_IDLE_SECS", 120)?),
             lease: Duration::from_secs(number("APP_GAME_LEASE_SECS", 15)?.max(1)),
+            public_url: vars.get("APP_PUBLIC_URL").cloned(),
+            reconnect: Duration::from_secs(number("APP_RECONNECT_SECS", 120)?),
+            first_move: Duration::from_secs(number("APP_FIRST_MOVE_SECS", 60)?),
+            room_idle: Duration::from_secs(number("APP_ROOM_IDLE_SECS", 30 * 60)?),
+            room_life: Duration::from_secs(number("APP_ROOM_LIFE_SECS", 24 * 3600)?),
+            room_sweep: Duration::from_millis(number("APP_ROOM_SWEEP_MS", 30_000)?.max(1)),
+            ai_deadline: Duration::from_millis(number("APP_AI_DEADLINE_MS", 2_000)?.max(1)),
         })
     }
 }

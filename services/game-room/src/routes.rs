@@ -15,7 +15,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::game::Rooms;
-use crate::store::{self, NewSeat};
+use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
 
 /// Mounts the routes. `/v1/games/live` and `/featured` come before
@@ -118,15 +118,47 @@ pub(crate) async fn create_game(
     if body.rated && players.len() != 2 {
         return Err(invalid("ranked games are between two players"));
     }
+    if body.rated && players[0] == players[1] {
+        return Err(invalid("a game on one device is casual"));
+    }
+    if seats.iter().all(|seat| seat.ai.is_some()) {
+        return Err(invalid("at least one seat is a player"));
+    }
+    if body.room && players.len() != 2 {
+        return Err(invalid("a friend room is for two players"));
+    }
+    if body
+        .time_control
+        .is_some_and(|tc| !(1..=10_800).contains(&tc.initial_secs) || tc.increment_secs > 180)
+    {
+        return Err(invalid(
+            "the time control is 1 s to 3 h, plus at most 180 s a move",
+        ));
+    }
     let postgres = &rooms.deps().postgres;
     if !store::players_exist(postgres, &players).await? {
         return Err(invalid("unknown player"));
     }
     let seats: [NewSeat; 2] = seats.try_into().map_err(|_| invalid("two seats"))?;
-    let id = Uuid::now_v7();
-    let spec =
-        serde_json::to_value(VariantSpec::from(variant)).map_err(|_| ApiError::internal())?;
-    store::insert_game(postgres, id, &spec, &seats, body.rated, now(&rooms)).await?;
+    let now = now(&rooms);
+    let room = body.room.then(Uuid::now_v7);
+    let game = NewGame {
+        id: Uuid::now_v7(),
+        variant: serde_json::to_value(VariantSpec::from(variant))
+            .map_err(|_| ApiError::internal())?,
+        seats,
+        rated: body.rated,
+        time_control: body.time_control,
+        room,
+    };
+    let mut tx = postgres.begin().await?;
+    if let Some(room) = room {
+        let life = rooms.deps().settings.room_life.as_secs_f64();
+        store::insert_room(&mut tx, room, now, now + life).await?;
+    }
+    store::insert_game(&mut tx, &game, now).await?;
+    tx.commit().await?;
+    let id = game.id;
     metrics::counter!("games_created_total", "variant" => variant.name()).increment(1);
     Ok(HttpResponse::Created().json(CreatedGame {
         id,
@@ -165,9 +197,11 @@ pub(crate) async fn game_record(
         id,
         variant: row.variant().map_err(corrupt)?,
         rated: row.rated,
+        time_control: row.time_control(),
+        room: row.room_id,
         status: row.status(),
         seats: row.seats(),
-        moves,
+        moves: moves.iter().map(|stored| stored.played).collect(),
         result: row.result().map_err(corrupt)?,
         reason: row.reason().map_err(corrupt)?,
         score: row.score(),

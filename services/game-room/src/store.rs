@@ -2,9 +2,13 @@
 //! service's injected clock as Unix seconds (`to_timestamp`).
 
 use mancala_proto::VariantSpec;
-use mancala_proto::game::{EndReason, GameResult, GameStatus, GameSummary, PlayedMove, SeatInfo};
+use mancala_proto::game::{
+    EndReason, GameResult, GameStatus, GameSummary, Over, PlayedMove, SeatInfo, TimeControl,
+};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
+
+use crate::game::live::StoredMove;
 
 /// A seat as stored: a player or an AI level, and the rating snapshot.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +42,13 @@ pub struct GameRow {
     pub created_at: String,
     pub created_micros: i64,
     pub ended_at: Option<String>,
+    pub seat0_takeover: Option<String>,
+    pub seat1_takeover: Option<String>,
+    pub clock_initial_ms: Option<i32>,
+    pub clock_increment_ms: Option<i32>,
+    pub room_id: Option<Uuid>,
+    pub rematch_id: Option<Uuid>,
+    pub version: i64,
 }
 
 /// A stored value that does not parse: the database holds something this
@@ -71,24 +82,42 @@ impl GameRow {
             SeatInfo {
                 player: self.seat0_player,
                 name: self.seat0_name.clone(),
-                ai: self.seat0_ai.clone(),
+                ai: self
+                    .seat0_ai
+                    .clone()
+                    .or_else(|| self.seat0_takeover.clone()),
                 rating: self.seat0_rating,
             },
             SeatInfo {
                 player: self.seat1_player,
                 name: self.seat1_name.clone(),
-                ai: self.seat1_ai.clone(),
+                ai: self
+                    .seat1_ai
+                    .clone()
+                    .or_else(|| self.seat1_takeover.clone()),
                 rating: self.seat1_rating,
             },
         ]
     }
 
     pub fn status(&self) -> GameStatus {
-        if self.status == "over" {
-            GameStatus::Over
-        } else {
-            GameStatus::Live
+        match self.status.as_str() {
+            "over" => GameStatus::Over,
+            "aborted" => GameStatus::Aborted,
+            _ => GameStatus::Live,
         }
+    }
+
+    pub fn time_control(&self) -> Option<TimeControl> {
+        Some(TimeControl {
+            initial_secs: (self.clock_initial_ms? / 1000) as u32,
+            increment_secs: (self.clock_increment_ms? / 1000) as u32,
+        })
+    }
+
+    /// Created against the AI (not an AI that took over later).
+    pub fn against_ai(&self) -> bool {
+        self.seat0_ai.is_some() || self.seat1_ai.is_some()
     }
 
     pub fn result(&self) -> Result<Option<GameResult>, CorruptRow> {
@@ -137,34 +166,123 @@ pub fn parse_cursor(text: &str) -> Option<(i64, Uuid)> {
 }
 
 /// Creates a live game.
+/// A game to create.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: Uuid,
+    pub variant: serde_json::Value,
+    pub seats: [NewSeat; 2],
+    pub rated: bool,
+    pub time_control: Option<TimeControl>,
+    pub room: Option<Uuid>,
+}
+
+/// Creates a live game.
 pub async fn insert_game(
-    pool: &PgPool,
-    id: Uuid,
-    variant: &serde_json::Value,
-    seats: &[NewSeat; 2],
-    rated: bool,
+    connection: &mut PgConnection,
+    game: &NewGame,
     now: f64,
 ) -> Result<(), sqlx::Error> {
+    let [seat0, seat1] = &game.seats;
+    let initial = game.time_control.map(|tc| tc.initial_secs as i32 * 1000);
+    let increment = game.time_control.map(|tc| tc.increment_secs as i32 * 1000);
     sqlx::query!(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
-                            seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12))",
-        id,
-        variant,
-        seats[0].player,
-        seats[0].ai,
-        seats[0].rating,
-        seats[0].rd,
-        seats[1].player,
-        seats[1].ai,
-        seats[1].rating,
-        seats[1].rd,
-        rated,
+                            seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
+                            clock_initial_ms, clock_increment_ms, room_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13, $14, $15)",
+        game.id,
+        game.variant,
+        seat0.player,
+        seat0.ai,
+        seat0.rating,
+        seat0.rd,
+        seat1.player,
+        seat1.ai,
+        seat1.rating,
+        seat1.rd,
+        game.rated,
         now,
+        initial,
+        increment,
+        game.room,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Opens a friend room that closes at `expires_at` at the latest.
+pub async fn insert_room(
+    connection: &mut PgConnection,
+    id: Uuid,
+    now: f64,
+    expires_at: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO rooms (id, created_at, expires_at) VALUES ($1, to_timestamp($2), to_timestamp($3))",
+        id,
+        now,
+        expires_at,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Marks a room as empty since `since`, or occupied (`None`).
+pub async fn set_room_idle(
+    pool: &PgPool,
+    room: Uuid,
+    since: Option<f64>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE rooms SET idle_since = to_timestamp($2) WHERE id = $1 AND closed_at IS NULL",
+        room,
+        since,
     )
     .execute(pool)
     .await?;
     Ok(())
+}
+
+/// Closes rooms past their 24 hours or empty for `idle_secs`, aborting
+/// their unfinished games; returns those games.
+pub async fn close_expired_rooms(
+    pool: &PgPool,
+    now: f64,
+    idle_secs: f64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"WITH closing AS (
+               UPDATE rooms SET closed_at = to_timestamp($1)
+               WHERE closed_at IS NULL
+                 AND (expires_at <= to_timestamp($1)
+                      OR idle_since <= to_timestamp($1) - $2 * interval '1 second')
+               RETURNING id
+           )
+           UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'room_closed',
+                              ended_at = to_timestamp($1), version = version + 1
+           FROM closing c
+           WHERE g.room_id = c.id AND g.status = 'live'
+           RETURNING g.id"#,
+        now,
+        idle_secs,
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// When a room closes (at the latest), and whether it has.
+pub async fn room_deadline(pool: &PgPool, room: Uuid) -> Result<Option<(f64, bool)>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT extract(epoch FROM expires_at)::float8 AS "expires!", closed_at IS NOT NULL AS "closed!"
+           FROM rooms WHERE id = $1"#,
+        room,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| (row.expires, row.closed)))
 }
 
 /// Whether every id is a player.
@@ -194,7 +312,9 @@ pub async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Erro
                       AS "created_at!",
                   (extract(epoch FROM g.created_at) * 1000000)::bigint AS "created_micros!",
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-                      AS ended_at
+                      AS ended_at,
+                  g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
+                  g.room_id, g.rematch_id, g.version
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player
@@ -205,84 +325,117 @@ pub async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Erro
     .await
 }
 
-/// A game's moves in order.
-pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<PlayedMove>, sqlx::Error> {
+/// A game's moves in order, with their clocks and times.
+pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
     let rows = sqlx::query!(
-        "SELECT ply, seat, pit FROM game_moves WHERE game_id = $1 ORDER BY ply",
+        r#"SELECT ply, seat, pit, clock_ms,
+                  (extract(epoch FROM played_at) * 1000)::bigint AS "at_ms!"
+           FROM game_moves WHERE game_id = $1 ORDER BY ply"#,
         id,
     )
     .fetch_all(pool)
     .await?;
     Ok(rows
         .into_iter()
-        .map(|row| PlayedMove {
-            ply: row.ply as u32,
-            seat: row.seat as u8,
-            pit: row.pit as u8,
+        .map(|row| StoredMove {
+            played: PlayedMove {
+                ply: row.ply as u32,
+                seat: row.seat as u8,
+                pit: row.pit as u8,
+            },
+            clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),
+            at_ms: row.at_ms.max(0) as u64,
         })
         .collect())
 }
 
-/// Stores ply `ply`, only if it is the next of a live game: a second writer
-/// for the same ply fails (on the count, or on the key). One statement, so
+/// Takes a game over as its new host: raises its epoch and returns it.
+/// Every later write names this epoch, so the previous host's fail.
+pub async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "UPDATE games SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch",
+        id,
+    )
+    .fetch_optional(pool)
+    .await
+}
+
+/// Stores a move, only if it is the next ply of a live game held under
+/// `epoch`: a second writer for the same ply, or a host that lost the game,
+/// fails (on the count or the epoch, or on the key). One statement, so
 /// outside a transaction it commits (durably) by itself: one round trip.
 pub async fn append_move(
     connection: &mut PgConnection,
     game: Uuid,
-    played: PlayedMove,
-    now: f64,
+    epoch: i64,
+    stored: StoredMove,
+    version: u64,
 ) -> Result<bool, sqlx::Error> {
-    let stored = sqlx::query!(
+    let written = sqlx::query!(
         "WITH advanced AS (
-             UPDATE games SET plies = $2
-             WHERE id = $1 AND status = 'live' AND plies = $2 - 1
+             UPDATE games SET plies = $2, version = $3
+             WHERE id = $1 AND epoch = $4 AND status = 'live' AND plies = $2 - 1
              RETURNING id
          )
-         INSERT INTO game_moves (game_id, ply, seat, pit, played_at)
-         SELECT id, $2, $3, $4, to_timestamp($5) FROM advanced",
+         INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
+         SELECT id, $2, $5, $6, $7, to_timestamp($8::float8 / 1000) FROM advanced",
         game,
-        played.ply as i32,
-        i16::from(played.seat),
-        i16::from(played.pit),
-        now,
+        stored.played.ply as i32,
+        version as i64,
+        epoch,
+        i16::from(stored.played.seat),
+        i16::from(stored.played.pit),
+        stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
+        stored.at_ms as f64,
     )
     .execute(connection)
     .await?;
-    Ok(stored.rows_affected() == 1)
+    Ok(written.rows_affected() == 1)
 }
 
-/// Ends a live game with its result and, when rated, its outbox row for the
-/// rating service, in the caller's transaction. False if it was not live.
+fn reason_text(reason: EndReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Ends a live game held under `epoch` with its result and, when rated,
+/// its outbox row for the rating service, in the caller's transaction.
+/// False if it was not live or not held.
 pub async fn finish_game(
     connection: &mut PgConnection,
     game: Uuid,
-    result: GameResult,
-    reason: EndReason,
-    score: [u8; 2],
+    epoch: i64,
+    over: &Over,
     now: f64,
 ) -> Result<bool, sqlx::Error> {
-    let reason_text = serde_json::to_value(reason)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default();
+    let status = if over.result == GameResult::Aborted {
+        "aborted"
+    } else {
+        "over"
+    };
     let rated = sqlx::query_scalar!(
-        "UPDATE games SET status = 'over', result = $2, reason = $3, score0 = $4, score1 = $5,
-                          ended_at = to_timestamp($6)
-         WHERE id = $1 AND status = 'live'
+        "UPDATE games SET status = $3, result = $4, reason = $5, score0 = $6, score1 = $7,
+                          ended_at = to_timestamp($8), version = $9
+         WHERE id = $1 AND epoch = $2 AND status = 'live'
          RETURNING rated",
         game,
-        result.as_str(),
-        reason_text,
-        i16::from(score[0]),
-        i16::from(score[1]),
+        epoch,
+        status,
+        over.result.as_str(),
+        reason_text(over.reason),
+        i16::from(over.score[0]),
+        i16::from(over.score[1]),
         now,
+        over.version as i64,
     )
     .fetch_optional(&mut *connection)
     .await?;
     let Some(rated) = rated else {
         return Ok(false);
     };
-    if rated {
+    if rated && over.result != GameResult::Aborted {
         sqlx::query!(
             "INSERT INTO rating_outbox (game_id, created_at) VALUES ($1, to_timestamp($2))",
             game,
@@ -292,6 +445,84 @@ pub async fn finish_game(
         .await?;
     }
     Ok(true)
+}
+
+/// Takes moves back to `ply`, in the caller's transaction.
+pub async fn undo(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    ply: u32,
+    version: u64,
+) -> Result<bool, sqlx::Error> {
+    let held = sqlx::query!(
+        "UPDATE games SET plies = $3, version = $4
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        ply as i32,
+        version as i64,
+    )
+    .execute(&mut *connection)
+    .await?;
+    if held.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query!(
+        "DELETE FROM game_moves WHERE game_id = $1 AND ply > $2",
+        game,
+        ply as i32,
+    )
+    .execute(connection)
+    .await?;
+    Ok(true)
+}
+
+/// An AI takes an absent player's seat; the game becomes casual.
+pub async fn take_over(
+    pool: &PgPool,
+    game: Uuid,
+    epoch: i64,
+    seat: u8,
+    level: &str,
+    version: u64,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!(
+        "UPDATE games SET rated = false, version = $5,
+                          seat0_takeover = CASE WHEN $3 = 0 THEN $4 ELSE seat0_takeover END,
+                          seat1_takeover = CASE WHEN $3 = 1 THEN $4 ELSE seat1_takeover END
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        i32::from(seat),
+        level,
+        version as i64,
+    )
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Links a finished game to its rematch, once: the id already linked if
+/// another request won.
+pub async fn link_rematch(
+    connection: &mut PgConnection,
+    game: Uuid,
+    next: Uuid,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    let linked = sqlx::query_scalar!(
+        "UPDATE games SET rematch_id = $2 WHERE id = $1 AND rematch_id IS NULL RETURNING rematch_id",
+        game,
+        next,
+    )
+    .fetch_optional(&mut *connection)
+    .await?;
+    if linked.is_some() {
+        return Ok(Some(next));
+    }
+    sqlx::query_scalar!("SELECT rematch_id FROM games WHERE id = $1", game)
+        .fetch_one(connection)
+        .await
 }
 
 /// A player's games, newest first, before a cursor.
@@ -314,7 +545,9 @@ pub async fn history(
                       AS "created_at!",
                   (extract(epoch FROM g.created_at) * 1000000)::bigint AS "created_micros!",
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-                      AS ended_at
+                      AS ended_at,
+                  g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
+                  g.room_id, g.rematch_id, g.version
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player
@@ -352,7 +585,9 @@ pub async fn live(
                       AS "created_at!",
                   (extract(epoch FROM g.created_at) * 1000000)::bigint AS "created_micros!",
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
-                      AS ended_at
+                      AS ended_at,
+                  g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
+                  g.room_id, g.rematch_id, g.version
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player

@@ -138,6 +138,6 @@ impl Application {
     /// Serves until the process is told to stop (SIGINT/SIGTERM), finishing
     /// requests in flight.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.bound.server.await
+        self.bound.run_until_signal(|| async {}).await
     }
 }

@@ -1,22 +1,28 @@
 //! One task per hosted game: it owns the [`LiveGame`], takes commands from
-//! the game's sockets through a cloneable [`GameHandle`], makes each move
-//! durable before applying and broadcasting it, and keeps the host lease.
+//! the game's sockets through a cloneable [`GameHandle`], makes each change
+//! durable before applying and broadcasting it, runs the clocks and
+//! countdowns against the injected clock, asks the AI for its moves, and
+//! keeps the host lease.
 //!
 //! Serial by construction: one command at a time, so two moves of one game
 //! can never race, and events leave in version order.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytestring::ByteString;
+use mancala_ai::{AnyAi, Level, Player};
 use mancala_platform::{Clock, Redis};
 use mancala_proto::ErrorCode;
-use mancala_proto::game::{Over, PlayedMove, ServerMessage};
+use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
+use mancala_proto::game::{EndReason, Over, ServerMessage};
 use sqlx::PgPool;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use super::live::{LiveGame, MoveDecision, PlannedMove, Refusal};
+use super::rematch;
 use super::rooms::{Lease, Rooms};
 use crate::config::RoomSettings;
 use crate::hub::Hub;
@@ -39,6 +45,16 @@ pub struct Deps {
     pub settings: Arc<RoomSettings>,
 }
 
+/// What a game's sockets receive from its task.
+#[derive(Clone, Debug)]
+pub enum Outbound {
+    /// A message, already serialised.
+    Text(ByteString),
+    /// Close with this code: the room closed, the game moved, the server
+    /// is draining.
+    Close(u16, &'static str),
+}
+
 /// A hosted game, as its sockets reach it.
 #[derive(Clone, Debug)]
 pub struct GameHandle {
@@ -48,8 +64,7 @@ pub struct GameHandle {
 
 /// A socket's place in a game after joining.
 pub struct Joined {
-    /// Every event of the game, already serialised.
-    pub events: broadcast::Receiver<ByteString>,
+    pub events: broadcast::Receiver<Outbound>,
     /// The snapshot for this socket.
     pub state: ByteString,
     /// The seats the player holds (two in a hotseat game).
@@ -61,6 +76,17 @@ pub struct Joined {
 #[error("the game is no longer hosted here")]
 pub struct Gone;
 
+/// A request from a seated socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    Move { pit: u8, ply: u32 },
+    Resign,
+    Undo,
+    Rematch,
+    ContinueVsAi,
+    ClaimVictory,
+}
+
 enum Command {
     Join {
         player: Uuid,
@@ -69,20 +95,24 @@ enum Command {
     Leave {
         seats: Vec<u8>,
     },
-    Move {
+    Seated {
         seats: Vec<u8>,
-        pit: u8,
-        ply: u32,
-        reply: oneshot::Sender<Vec<ByteString>>,
-    },
-    Resign {
-        seats: Vec<u8>,
+        request: Request,
         reply: oneshot::Sender<Vec<ByteString>>,
     },
     Sync {
         since: u64,
         you: Option<u8>,
         reply: oneshot::Sender<Vec<ByteString>>,
+    },
+    Thought {
+        version: u64,
+        seat: u8,
+        pit: Option<u8>,
+        ai: Box<AnyAi>,
+    },
+    Drain {
+        done: oneshot::Sender<()>,
     },
 }
 
@@ -112,24 +142,27 @@ impl GameHandle {
         let _ = self.commands.send(Command::Leave { seats }).await;
     }
 
-    /// A move; the answer holds only what goes to this socket alone
-    /// (errors, repeats); the `moved` itself comes through the events.
-    pub async fn play(&self, seats: Vec<u8>, pit: u8, ply: u32) -> Result<Vec<ByteString>, Gone> {
-        self.ask(|reply| Command::Move {
+    /// A seated request; the answer holds only what goes to this socket
+    /// alone (errors, repeats). Events come through the broadcast.
+    pub async fn request(&self, seats: Vec<u8>, request: Request) -> Result<Vec<ByteString>, Gone> {
+        self.ask(|reply| Command::Seated {
             seats,
-            pit,
-            ply,
+            request,
             reply,
         })
         .await
     }
 
-    pub async fn resign(&self, seats: Vec<u8>) -> Result<Vec<ByteString>, Gone> {
-        self.ask(|reply| Command::Resign { seats, reply }).await
-    }
-
     pub async fn sync(&self, since: u64, you: Option<u8>) -> Result<Vec<ByteString>, Gone> {
         self.ask(|reply| Command::Sync { since, you, reply }).await
+    }
+
+    /// Releases the game and closes its sockets (they reconnect at once).
+    pub async fn drain(&self) {
+        let (done, finished) = oneshot::channel();
+        if self.commands.send(Command::Drain { done }).await.is_ok() {
+            let _ = finished.await;
+        }
     }
 }
 
@@ -145,35 +178,72 @@ fn error_text(code: ErrorCode, message: &str) -> ByteString {
     }))
 }
 
+/// Whether the task goes on after a command.
+enum Next {
+    Continue,
+    /// Stop, closing the sockets with this code.
+    Stop(u16, &'static str),
+}
+
+/// A write that must not happen: another host has the game.
+struct Fenced;
+
 struct Actor {
     live: LiveGame,
     deps: Deps,
-    events: broadcast::Sender<ByteString>,
-    recent: VecDeque<(u64, ByteString)>,
+    /// The fencing token this task writes under.
+    epoch: i64,
+    own: mpsc::Sender<Command>,
+    events: broadcast::Sender<Outbound>,
+    /// Versioned events: (version, the ply of a `moved`, text).
+    recent: VecDeque<(u64, Option<u32>, ByteString)>,
     /// Sockets per seat.
     connections: [u32; 2],
-    /// Watchers across instances, as last published.
     watchers: u32,
-    /// When the last player socket closed (clock millis).
+    /// When the last player socket closed (clock ms).
     idle_since: Option<u64>,
+    /// When each seat's player dropped, in games between two people.
+    absent_since: [Option<u64>; 2],
+    /// A standing rematch offer, by seat.
+    rematch_offer: Option<u8>,
+    /// Each AI seat's player, kept between moves (its tables stay warm).
+    ai: [Option<Box<AnyAi>>; 2],
+    /// The version an AI is thinking about, if one is.
+    thinking: Option<u64>,
+    /// When the game's room closes at the latest (ms).
+    room_closes: Option<u64>,
 }
 
-/// Starts the task for a loaded game under `lease`.
-pub fn spawn(live: LiveGame, deps: Deps, lease: Lease, rooms: Rooms) -> GameHandle {
+/// Starts the task for a loaded game under `lease` and `epoch`.
+pub fn spawn(
+    live: LiveGame,
+    deps: Deps,
+    lease: Lease,
+    epoch: i64,
+    room_closes: Option<u64>,
+    rooms: Rooms,
+) -> GameHandle {
     let (commands, inbox) = mpsc::channel(COMMAND_CAPACITY);
     let handle = GameHandle {
         id: live.id(),
-        commands,
+        commands: commands.clone(),
     };
     let (events, _) = broadcast::channel(EVENT_CAPACITY);
     let actor = Actor {
         idle_since: Some(deps.clock.now_millis()),
         live,
         deps,
+        epoch,
+        own: commands,
         events,
         recent: VecDeque::new(),
         connections: [0, 0],
         watchers: 0,
+        absent_since: [None, None],
+        rematch_offer: None,
+        ai: [None, None],
+        thinking: None,
+        room_closes,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -184,45 +254,97 @@ pub fn spawn(live: LiveGame, deps: Deps, lease: Lease, rooms: Rooms) -> GameHand
 }
 
 impl Actor {
+    fn now(&self) -> u64 {
+        self.deps.clock.now_millis()
+    }
+
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>, lease: Lease) {
         let id = self.live.id();
         let mut subscription = self.deps.hub.subscribe(id).await;
         self.watchers = self.deps.hub.watchers(id).await;
-        let mut tick = tokio::time::interval(self.deps.settings.lease / 3);
+        let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut tick = tokio::time::interval(self.deps.settings.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                command = inbox.recv() => {
-                    let Some(command) = command else { break };
-                    if !self.handle(command).await {
-                        break;
-                    }
-                }
-                _ = tick.tick() => {
-                    if !lease.renew(&self.deps.redis).await {
+        self.think();
+        let stop = loop {
+            let next = tokio::select! {
+                command = inbox.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => Next::Stop(CLOSE_RESTART, "the game is moving"),
+                },
+                _ = renew.tick() => {
+                    if lease.renew(&self.deps.redis).await {
+                        Next::Continue
+                    } else {
                         tracing::warn!(game = %id, "host lease lost; unloading");
-                        break;
-                    }
-                    if self.idle_for_too_long() {
-                        break;
+                        Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance")
                     }
                 }
+                _ = tick.tick() => self.on_tick().await,
                 message = subscription.receiver.recv() => {
                     if let Ok(text) = message {
                         self.relay_watchers(text);
                     }
+                    Next::Continue
                 }
+            };
+            if let Next::Stop(code, reason) = next {
+                break (code, reason);
             }
-        }
+        };
+        let _ = self.events.send(Outbound::Close(stop.0, stop.1));
         inbox.close();
         lease.release(&self.deps.redis).await;
     }
 
-    fn idle_for_too_long(&self) -> bool {
-        self.idle_since.is_some_and(|since| {
-            self.deps.clock.now_millis().saturating_sub(since)
-                >= self.deps.settings.idle_unload.as_millis() as u64
-        })
+    /// Timers, read against the injected clock.
+    async fn on_tick(&mut self) -> Next {
+        let now = self.now();
+        if self.live.is_over() {
+            return self.idle_check();
+        }
+        if let Some(closes) = self.room_closes
+            && now >= closes
+        {
+            return self.close_room().await;
+        }
+        let settings = &self.deps.settings;
+        let end = self.live.flag_fall(now).or_else(|| {
+            self.live
+                .no_start(now, settings.first_move.as_millis() as u64)
+        });
+        if let Some(over) = end {
+            return match self.end(over).await {
+                Ok(()) => Next::Continue,
+                Err(Fenced) => Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance"),
+            };
+        }
+        self.idle_check()
+    }
+
+    fn idle_check(&self) -> Next {
+        let idle = self.idle_since.is_some_and(|since| {
+            self.now().saturating_sub(since) >= self.deps.settings.idle_unload.as_millis() as u64
+        });
+        // An AI still thinking keeps the game loaded: its move is coming.
+        if idle && self.thinking.is_none() {
+            Next::Stop(CLOSE_RESTART, "the game was unloaded")
+        } else {
+            Next::Continue
+        }
+    }
+
+    async fn close_room(&mut self) -> Next {
+        let over = self.live.aborted(EndReason::RoomClosed);
+        if self.end(over).await.is_err() {
+            return Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance");
+        }
+        let now = self.now() as f64 / 1000.0;
+        if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, 0.0).await {
+            tracing::warn!(%error, "closing a room");
+        }
+        Next::Stop(CLOSE_ROOM_CLOSED, "the room closed")
     }
 
     /// Watcher counts come from every instance through the hub; the other
@@ -233,7 +355,7 @@ impl Actor {
         }
         if let Ok(ServerMessage::Watchers { count }) = serde_json::from_str(&text) {
             self.watchers = count;
-            let _ = self.events.send(text);
+            let _ = self.events.send(Outbound::Text(text));
         }
     }
 
@@ -241,8 +363,21 @@ impl Actor {
         [self.connections[0] > 0, self.connections[1] > 0]
     }
 
+    fn countdowns(&self) -> [Option<u64>; 2] {
+        let limit = self.deps.settings.reconnect.as_millis() as u64;
+        let now = self.now();
+        self.absent_since
+            .map(|since| since.map(|since| limit.saturating_sub(now.saturating_sub(since))))
+    }
+
     fn state(&self, you: Option<u8>) -> ByteString {
-        let state = self.live.state(you, self.connected(), self.watchers);
+        let state = self.live.state(
+            you,
+            self.connected(),
+            self.watchers,
+            self.countdowns(),
+            self.now(),
+        );
         encode(&ServerMessage::State(Box::new(state)))
     }
 
@@ -254,24 +389,31 @@ impl Actor {
         }
     }
 
-    /// Handles one command; false when the task must stop.
-    async fn handle(&mut self, command: Command) -> bool {
+    /// Two different people, neither an AI: a game where a drop counts.
+    fn between_people(&self) -> bool {
+        let info = self.live.info();
+        !info.hotseat() && !info.is_ai(0) && !info.is_ai(1)
+    }
+
+    async fn handle(&mut self, command: Command) -> Next {
         match command {
             Command::Join { player, reply } => {
                 let seats = self.live.seats_of(player);
                 if seats.is_empty() {
-                    let _ = reply.send(Err(Refusal {
-                        code: ErrorCode::Forbidden,
-                        message: "you hold no seat in this game; watch it instead".into(),
-                        resync: false,
-                    }));
-                    return true;
+                    let _ = reply.send(Err(Refusal::new(
+                        ErrorCode::Forbidden,
+                        "you hold no seat in this game; watch it instead",
+                    )));
+                    return Next::Continue;
                 }
                 let before = self.connected();
                 for &seat in &seats {
                     self.connections[seat as usize] += 1;
+                    self.absent_since[seat as usize] = None;
                 }
-                self.idle_since = None;
+                if self.idle_since.take().is_some() {
+                    self.room_occupied(true).await;
+                }
                 let joined = Joined {
                     events: self.events.subscribe(),
                     state: self.state(seats.first().copied()),
@@ -286,48 +428,109 @@ impl Actor {
                     let count = &mut self.connections[seat as usize % 2];
                     *count = count.saturating_sub(1);
                 }
+                let now = self.now();
+                let counts = self.between_people() && !self.live.is_over();
+                for (seat, was_here) in before.into_iter().enumerate() {
+                    if counts && was_here && self.connections[seat] == 0 {
+                        self.absent_since[seat] = Some(now);
+                    }
+                }
                 if self.connections == [0, 0] {
-                    self.idle_since = Some(self.deps.clock.now_millis());
+                    self.idle_since = Some(now);
+                    self.room_occupied(false).await;
                 }
                 self.announce_presence(before).await;
             }
-            Command::Move {
+            Command::Seated {
                 seats,
-                pit,
-                ply,
+                request,
                 reply,
             } => {
                 let Some(seat) = self.acting_seat(&seats) else {
                     let _ = reply.send(vec![]);
-                    return true;
+                    return Next::Continue;
                 };
-                return self.play(seat, pit, ply, reply).await;
-            }
-            Command::Resign { seats, reply } => {
-                let Some(seat) = self.acting_seat(&seats) else {
-                    let _ = reply.send(vec![]);
-                    return true;
+                let outcome = match request {
+                    Request::Move { pit, ply } => self.play(seat, pit, ply, false).await,
+                    Request::Resign => self.resign(seat).await,
+                    Request::Undo => self.undo(&seats).await,
+                    Request::Rematch => self.rematch(seat).await,
+                    Request::ContinueVsAi => self.after_countdown(seat, false).await,
+                    Request::ClaimVictory => self.after_countdown(seat, true).await,
                 };
-                return self.resign(seat, reply).await;
+                return match outcome {
+                    Ok(answer) => {
+                        let _ = reply.send(answer);
+                        self.think();
+                        Next::Continue
+                    }
+                    Err(Fenced) => {
+                        let _ = reply.send(vec![error_text(
+                            ErrorCode::Unavailable,
+                            "the game moved to another instance; reconnect",
+                        )]);
+                        Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance")
+                    }
+                };
             }
             Command::Sync { since, you, reply } => {
                 let _ = reply.send(self.since(since, you));
             }
+            Command::Thought {
+                version,
+                seat,
+                pit,
+                ai,
+            } => {
+                self.ai[seat as usize % 2] = Some(ai);
+                self.thinking = None;
+                if let Some(pit) = pit
+                    && version == self.live.version()
+                    && self.live.turn() == Some(seat)
+                    && self.live.info().is_ai(seat)
+                {
+                    let ply = self.live.ply() + 1;
+                    match self.play(seat, pit, ply, true).await {
+                        Ok(_) => {}
+                        Err(Fenced) => {
+                            return Next::Stop(
+                                CLOSE_ELSEWHERE,
+                                "the game moved to another instance",
+                            );
+                        }
+                    }
+                }
+                self.think();
+            }
+            Command::Drain { done } => {
+                let _ = done.send(());
+                return Next::Stop(CLOSE_RESTART, "the server is restarting; reconnect");
+            }
         }
-        true
+        Next::Continue
+    }
+
+    /// Records in the room whether anyone is connected (for its idle rule).
+    async fn room_occupied(&self, occupied: bool) {
+        let Some(room) = self.live.info().room else {
+            return;
+        };
+        let since = (!occupied).then(|| self.now() as f64 / 1000.0);
+        if let Err(error) = store::set_room_idle(&self.deps.postgres, room, since).await {
+            tracing::warn!(%error, "recording a room's idleness");
+        }
     }
 
     fn since(&self, since: u64, you: Option<u8>) -> Vec<ByteString> {
-        let version = self.live.version();
-        if since >= version {
+        if since >= self.live.version() {
             return Vec::new();
         }
         match self.recent.front() {
-            Some((oldest, _)) if *oldest <= since + 1 => self
+            Some((oldest, _, _)) if *oldest <= since + 1 => self
                 .recent
                 .iter()
-                .filter(|(v, _)| *v > since)
-                .map(|(_, text)| text.clone())
+                .filter(|(version, _, _)| *version > since)
+                .map(|(_, _, text)| text.clone())
                 .collect(),
             _ => vec![self.state(you)],
         }
@@ -338,81 +541,80 @@ impl Actor {
         seat: u8,
         pit: u8,
         ply: u32,
-        reply: oneshot::Sender<Vec<ByteString>>,
-    ) -> bool {
-        let planned = match self.live.decide_move(seat, pit, ply) {
+        by_ai: bool,
+    ) -> Result<Vec<ByteString>, Fenced> {
+        if self.live.info().is_ai(seat) != by_ai {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "an AI plays this seat now",
+            )]);
+        }
+        let now = self.now();
+        if let Some(over) = self.live.flag_fall(now) {
+            self.end(over).await?;
+            return Ok(vec![error_text(ErrorCode::GameOver, "your flag fell")]);
+        }
+        let planned = match self.live.decide_move(seat, pit, ply, now) {
             Err(refusal) => {
                 let mut answer = vec![error_text(refusal.code, &refusal.message)];
                 if refusal.resync {
                     answer.push(self.state(Some(seat)));
                 }
-                let _ = reply.send(answer);
-                return true;
+                return Ok(answer);
             }
             Ok(MoveDecision::Duplicate { ply }) => {
                 let text = self
                     .recent
                     .iter()
-                    .find(|(version, _)| *version == u64::from(ply))
-                    .map(|(_, text)| text.clone())
-                    .or_else(|| {
-                        self.live
-                            .moved_at(ply)
-                            .map(|m| encode(&ServerMessage::Moved(m)))
-                    });
-                let _ = reply.send(text.into_iter().collect());
-                return true;
+                    .find(|(_, moved, _)| *moved == Some(ply))
+                    .map(|(_, _, text)| text.clone())
+                    .unwrap_or_else(|| self.state(Some(seat)));
+                return Ok(vec![text]);
             }
             Ok(MoveDecision::Play(planned)) => *planned,
         };
         match self.store_move(&planned).await {
             Ok(true) => {}
-            Ok(false) => {
-                // Another writer stored this ply: this host is stale.
-                tracing::warn!(game = %self.live.id(), ply, "ply already stored elsewhere");
-                let _ = reply.send(vec![error_text(
-                    ErrorCode::Unavailable,
-                    "the game moved on elsewhere; reconnect",
-                )]);
-                return false;
-            }
+            Ok(false) => return Err(Fenced),
             Err(error) => {
                 tracing::warn!(%error, game = %self.live.id(), "storing a move failed");
-                let _ = reply.send(vec![error_text(
+                return Ok(vec![error_text(
                     ErrorCode::Unavailable,
                     "the move was not saved; retry it",
                 )]);
-                return true;
             }
         }
-        let _ = reply.send(Vec::new());
+        let ply = planned.stored.played.ply;
         let (moved, over) = self.live.apply(planned);
         let version = moved.version;
-        self.emit(&ServerMessage::Moved(moved), Some(version)).await;
+        self.emit(&ServerMessage::Moved(moved), Some((version, Some(ply))))
+            .await;
         if let Some(over) = over {
-            self.emit(&ServerMessage::Over(over), Some(over.version))
+            self.emit(&ServerMessage::Over(over), Some((over.version, None)))
                 .await;
         }
-        true
+        Ok(Vec::new())
     }
 
     async fn store_move(&self, planned: &PlannedMove) -> Result<bool, sqlx::Error> {
-        let now = self.deps.clock.now_millis() as f64 / 1000.0;
         let id = self.live.id();
-        let played = PlayedMove {
-            ply: planned.ply,
-            seat: planned.seat,
-            pit: planned.pit,
-        };
         let Some(over) = planned.ends else {
             // Most moves: one statement, committed on its own.
             let mut connection = self.deps.postgres.acquire().await?;
-            return store::append_move(&mut connection, id, played, now).await;
+            return store::append_move(
+                &mut connection,
+                id,
+                self.epoch,
+                planned.stored,
+                planned.version,
+            )
+            .await;
         };
         // The last move and the result (and the outbox row) commit together.
+        let now = planned.stored.at_ms as f64 / 1000.0;
         let mut tx = self.deps.postgres.begin().await?;
-        if !store::append_move(&mut tx, id, played, now).await?
-            || !store::finish_game(&mut tx, id, over.result, over.reason, over.score, now).await?
+        if !store::append_move(&mut tx, id, self.epoch, planned.stored, planned.version).await?
+            || !store::finish_game(&mut tx, id, self.epoch, &over, now).await?
         {
             return Ok(false);
         }
@@ -420,48 +622,240 @@ impl Actor {
         Ok(true)
     }
 
-    async fn resign(&mut self, seat: u8, reply: oneshot::Sender<Vec<ByteString>>) -> bool {
-        let over = match self.live.decide_resign(seat) {
-            Ok(over) => over,
-            Err(refusal) => {
-                let _ = reply.send(vec![error_text(refusal.code, &refusal.message)]);
-                return true;
+    /// Ends the game (resignation, flag, no start, claim, closed room).
+    async fn end(&mut self, over: Over) -> Result<(), Fenced> {
+        let now = self.now() as f64 / 1000.0;
+        let stored = async {
+            let mut tx = self.deps.postgres.begin().await?;
+            if !store::finish_game(&mut tx, self.live.id(), self.epoch, &over, now).await? {
+                return Ok(false);
             }
-        };
-        match self.store_end(over).await {
+            tx.commit().await?;
+            Ok::<bool, sqlx::Error>(true)
+        }
+        .await;
+        match stored {
             Ok(true) => {}
-            Ok(false) => {
-                let _ = reply.send(vec![error_text(
-                    ErrorCode::Unavailable,
-                    "the game moved on elsewhere; reconnect",
-                )]);
-                return false;
-            }
+            Ok(false) => return Err(Fenced),
             Err(error) => {
-                tracing::warn!(%error, game = %self.live.id(), "storing a resignation failed");
-                let _ = reply.send(vec![error_text(
-                    ErrorCode::Unavailable,
-                    "the resignation was not saved; retry it",
-                )]);
-                return true;
+                // Retried at the next tick (timers) or by the client.
+                tracing::warn!(%error, game = %self.live.id(), "storing the end failed");
+                return Ok(());
             }
         }
-        let _ = reply.send(Vec::new());
         self.live.finish(over);
-        self.emit(&ServerMessage::Over(over), Some(over.version))
+        self.absent_since = [None, None];
+        self.emit(&ServerMessage::Over(over), Some((over.version, None)))
             .await;
-        true
+        Ok(())
     }
 
-    async fn store_end(&self, over: Over) -> Result<bool, sqlx::Error> {
-        let now = self.deps.clock.now_millis() as f64 / 1000.0;
-        let mut tx = self.deps.postgres.begin().await?;
-        let id = self.live.id();
-        if !store::finish_game(&mut tx, id, over.result, over.reason, over.score, now).await? {
-            return Ok(false);
+    async fn resign(&mut self, seat: u8) -> Result<Vec<ByteString>, Fenced> {
+        match self.live.decide_resign(seat) {
+            Ok(over) => {
+                self.end(over).await?;
+                Ok(Vec::new())
+            }
+            Err(refusal) => Ok(vec![error_text(refusal.code, &refusal.message)]),
         }
-        tx.commit().await?;
-        Ok(true)
+    }
+
+    async fn undo(&mut self, seats: &[u8]) -> Result<Vec<ByteString>, Fenced> {
+        let ply = match self.live.decide_undo(seats) {
+            Ok(ply) => ply,
+            Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
+        };
+        let version = self.live.version() + 1;
+        let stored = async {
+            let mut tx = self.deps.postgres.begin().await?;
+            if !store::undo(&mut tx, self.live.id(), self.epoch, ply, version).await? {
+                return Ok(false);
+            }
+            tx.commit().await?;
+            Ok::<bool, sqlx::Error>(true)
+        }
+        .await;
+        match stored {
+            Ok(true) => {}
+            Ok(false) => return Err(Fenced),
+            Err(error) => {
+                tracing::warn!(%error, "storing an undo failed");
+                return Ok(vec![error_text(
+                    ErrorCode::Unavailable,
+                    "the undo was not saved; retry",
+                )]);
+            }
+        }
+        // An AI reply being computed is for a position that is gone.
+        self.thinking = None;
+        let undone = self.live.apply_undo(ply, self.now());
+        let version = undone.version;
+        self.emit(&ServerMessage::Undone(undone), Some((version, None)))
+            .await;
+        Ok(Vec::new())
+    }
+
+    async fn after_countdown(&mut self, seat: u8, claim: bool) -> Result<Vec<ByteString>, Fenced> {
+        if self.live.is_over() {
+            return Ok(vec![error_text(ErrorCode::GameOver, "the game is over")]);
+        }
+        let absent = 1 - seat;
+        let Some(countdown) = self.countdowns()[absent as usize] else {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "your opponent is here",
+            )]);
+        };
+        if countdown > 0 {
+            return Ok(vec![error_text(
+                ErrorCode::CountdownRunning,
+                &format!("your opponent has {} s to return", countdown.div_ceil(1000)),
+            )]);
+        }
+        if claim {
+            let over = self.live.claim(seat);
+            self.end(over).await?;
+            return Ok(Vec::new());
+        }
+        let info = self.live.info();
+        let rating = info.seats[absent as usize].rating.unwrap_or(1500.0);
+        let level = mancala_ai::level_near(info.variant, rating);
+        let version = self.live.version() + 1;
+        match store::take_over(
+            &self.deps.postgres,
+            self.live.id(),
+            self.epoch,
+            absent,
+            level.name(),
+            version,
+        )
+        .await
+        {
+            Ok(true) => {}
+            Ok(false) => return Err(Fenced),
+            Err(error) => {
+                tracing::warn!(%error, "storing a takeover failed");
+                return Ok(vec![error_text(ErrorCode::Unavailable, "not saved; retry")]);
+            }
+        }
+        let version = self.live.take_over(absent, level.name());
+        self.absent_since[absent as usize] = None;
+        let message = ServerMessage::TakenOver {
+            version,
+            seat: absent,
+            level: level.name().to_owned(),
+        };
+        self.emit(&message, Some((version, None))).await;
+        Ok(Vec::new())
+    }
+
+    async fn rematch(&mut self, seat: u8) -> Result<Vec<ByteString>, Fenced> {
+        if !self.live.is_over() {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "finish this game first",
+            )]);
+        }
+        if let Some(next) = self.live.rematch() {
+            return Ok(vec![encode(&rematch::started(next))]);
+        }
+        if rematch::needs_agreement(self.live.info()) {
+            match self.rematch_offer {
+                Some(by) if by != seat => {}
+                Some(_) => return Ok(Vec::new()),
+                None => {
+                    self.rematch_offer = Some(seat);
+                    self.emit(&ServerMessage::RematchOffer { by: seat }, None)
+                        .await;
+                    return Ok(Vec::new());
+                }
+            }
+        }
+        let now = self.now() as f64 / 1000.0;
+        match rematch::create(&self.deps.postgres, self.live.info(), now).await {
+            Ok(Some(next)) => {
+                self.live.set_rematch(next);
+                self.rematch_offer = None;
+                self.emit(&rematch::started(next), None).await;
+                Ok(Vec::new())
+            }
+            Ok(None) => Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "the room has closed",
+            )]),
+            Err(error) => {
+                tracing::warn!(%error, "creating a rematch failed");
+                Ok(vec![error_text(
+                    ErrorCode::Unavailable,
+                    "no rematch now; retry",
+                )])
+            }
+        }
+    }
+
+    /// Asks the AI for a move when an AI seat is to move: on the blocking
+    /// pool, with a deadline, never on this task.
+    fn think(&mut self) {
+        let Some(seat) = self.live.turn() else {
+            return;
+        };
+        let info = self.live.info();
+        if !info.is_ai(seat) || self.thinking.is_some() {
+            return;
+        }
+        let version = self.live.version();
+        let ai = match self.ai[seat as usize].take() {
+            Some(ai) => ai,
+            None => {
+                let level = info.seats[seat as usize]
+                    .ai
+                    .as_deref()
+                    .and_then(|name| name.parse::<Level>().ok())
+                    .unwrap_or(Level::Advanced);
+                let seed = self.live.id().as_u64_pair().0 ^ u64::from(seat);
+                match AnyAi::new(info.variant, level, seed)
+                    .or_else(|_| AnyAi::new(info.variant, Level::Advanced, seed))
+                {
+                    Ok(ai) => Box::new(ai),
+                    Err(error) => {
+                        tracing::error!(%error, "no AI for this game");
+                        return;
+                    }
+                }
+            }
+        };
+        self.thinking = Some(version);
+        let game = self.live.rules_game().clone();
+        let own = self.own.clone();
+        let deadline = self.deps.settings.ai_deadline;
+        tokio::spawn(async move {
+            let stop = Arc::new(AtomicBool::new(false));
+            let timer = {
+                let stop = stop.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(deadline).await;
+                    stop.store(true, Ordering::Relaxed);
+                })
+            };
+            let searched = tokio::task::spawn_blocking(move || {
+                let mut ai = ai;
+                let budget = ai.level().default_budget().with_stop(stop);
+                let pit = ai.choose(&game, &budget).map(|decision| decision.pit.get());
+                (ai, pit)
+            })
+            .await;
+            timer.abort();
+            if let Ok((ai, pit)) = searched {
+                let _ = own
+                    .send(Command::Thought {
+                        version,
+                        seat,
+                        pit,
+                        ai,
+                    })
+                    .await;
+            }
+        });
     }
 
     async fn announce_presence(&mut self, before: [bool; 2]) {
@@ -470,11 +864,13 @@ impl Actor {
             return;
         }
         self.deps.hub.set_presence(self.live.id(), now).await;
+        let countdowns = self.countdowns();
         for seat in 0..2u8 {
             if now[seat as usize] != before[seat as usize] {
                 let message = ServerMessage::Presence {
                     seat,
                     connected: now[seat as usize],
+                    countdown_ms: countdowns[seat as usize],
                 };
                 self.emit(&message, None).await;
             }
@@ -482,16 +878,17 @@ impl Actor {
     }
 
     /// Sends an event to this instance's sockets, then to the other
-    /// instances through Redis.
-    async fn emit(&mut self, message: &ServerMessage, version: Option<u64>) {
+    /// instances through Redis. `versioned` is (version, the ply of a
+    /// `moved`) for events a `sync` replays.
+    async fn emit(&mut self, message: &ServerMessage, versioned: Option<(u64, Option<u32>)>) {
         let text = encode(message);
-        if let Some(version) = version {
-            self.recent.push_back((version, text.clone()));
+        if let Some((version, ply)) = versioned {
+            self.recent.push_back((version, ply, text.clone()));
             if self.recent.len() > RECENT_EVENTS {
                 self.recent.pop_front();
             }
         }
-        let _ = self.events.send(text.clone());
+        let _ = self.events.send(Outbound::Text(text.clone()));
         self.deps.hub.publish(self.live.id(), &text).await;
     }
 }

@@ -31,15 +31,25 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
         variant,
         rated: row.rated,
         seats: row.seats(),
+        time_control: row.time_control(),
+        room: row.room_id,
+        created_ms: (row.created_micros / 1000).max(0) as u64,
+        against_ai: row.against_ai(),
     };
     let ending = match (row.status(), row.result().map_err(|e| corrupt(&e))?) {
-        (GameStatus::Over, Some(result)) => row
+        (GameStatus::Over | GameStatus::Aborted, Some(result)) => row
             .reason()
             .map_err(|e| corrupt(&e))?
             .map(|reason| (result, reason)),
         _ => None,
     };
-    LiveGame::replay(info, &moves, ending)
-        .map(Some)
-        .map_err(|e| corrupt(&e))
+    LiveGame::replay(
+        info,
+        &moves,
+        ending,
+        row.version.max(0) as u64,
+        row.rematch_id,
+    )
+    .map(Some)
+    .map_err(|e| corrupt(&e))
 }

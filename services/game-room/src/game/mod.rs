@@ -4,6 +4,7 @@
 pub mod actor;
 pub mod live;
 pub mod load;
+pub mod rematch;
 pub mod rooms;
 
 pub use actor::{GameHandle, Joined};

@@ -17,8 +17,9 @@ use super::load::{LoadError, load};
 pub enum HostError {
     #[error("no such game")]
     NotFound,
-    #[error("hosted by instance {0}")]
-    Elsewhere(String),
+    /// Hosted by another instance, reachable at this URL if it said.
+    #[error("hosted by another instance ({0:?})")]
+    Elsewhere(Option<String>),
     #[error(transparent)]
     Load(#[from] LoadError),
     #[error("redis: {0}")]
@@ -82,7 +83,15 @@ impl Lease {
                 lease.renew(redis).await;
                 Ok(lease)
             }
-            Some(holder) => Err(HostError::Elsewhere(holder)),
+            Some(holder) => {
+                let url: Option<String> = redis::cmd("HGET")
+                    .arg(redis.key("instances"))
+                    .arg(&holder)
+                    .query_async(&mut connection)
+                    .await
+                    .unwrap_or(None);
+                Err(HostError::Elsewhere(url))
+            }
             // Expired between the two calls: try once more.
             None => Box::pin(Lease::acquire(redis, game, owner, millis)).await,
         }
@@ -159,17 +168,22 @@ impl Rooms {
                     settings.lease.as_millis() as u64,
                 )
                 .await?;
-                match load(&self.deps.postgres, game).await {
-                    Ok(Some(live)) => {
-                        Ok(actor::spawn(live, self.deps.clone(), lease, self.clone()))
-                    }
+                match self.take_over(game).await {
+                    Ok(Some((live, epoch, room_closes))) => Ok(actor::spawn(
+                        live,
+                        self.deps.clone(),
+                        lease,
+                        epoch,
+                        room_closes,
+                        self.clone(),
+                    )),
                     Ok(None) => {
                         lease.release(&self.deps.redis).await;
                         Err(HostError::NotFound)
                     }
                     Err(error) => {
                         lease.release(&self.deps.redis).await;
-                        Err(error.into())
+                        Err(error)
                     }
                 }
             })
@@ -179,6 +193,82 @@ impl Rooms {
             self.remove_cell(game, &cell);
         }
         handle
+    }
+
+    /// Under the lease: raises the game's epoch (fencing off any previous
+    /// host), then replays it; with when its room closes (ms).
+    async fn take_over(
+        &self,
+        game: Uuid,
+    ) -> Result<Option<(super::LiveGame, i64, Option<u64>)>, HostError> {
+        let postgres = &self.deps.postgres;
+        let Some(epoch) = crate::store::claim_epoch(postgres, game)
+            .await
+            .map_err(LoadError::from)?
+        else {
+            return Ok(None);
+        };
+        let Some(live) = load(postgres, game).await? else {
+            return Ok(None);
+        };
+        let room_closes = match live.info().room {
+            None => None,
+            Some(room) => crate::store::room_deadline(postgres, room)
+                .await
+                .map_err(LoadError::from)?
+                .map(|(expires, closed)| if closed { 0 } else { (expires * 1000.0) as u64 }),
+        };
+        Ok(Some((live, epoch, room_closes)))
+    }
+
+    /// Releases every hosted game and closes its sockets, so their players
+    /// reconnect at once (to another instance): the graceful drain.
+    pub async fn drain(&self) {
+        let handles: Vec<GameHandle> = {
+            let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            games
+                .values()
+                .filter_map(|cell| cell.get().cloned())
+                .collect()
+        };
+        for handle in handles {
+            handle.drain().await;
+        }
+    }
+
+    /// Tells other instances where clients reach this one.
+    pub async fn advertise(&self, url: &str) {
+        let mut connection = self.deps.redis.connection();
+        let advertised: Result<(), _> = redis::cmd("HSET")
+            .arg(self.deps.redis.key("instances"))
+            .arg(&self.deps.settings.instance)
+            .arg(url)
+            .query_async(&mut connection)
+            .await;
+        if let Err(error) = advertised {
+            tracing::warn!(%error, "advertising this instance");
+        }
+    }
+
+    /// Closes friend rooms past their time, now and then, for as long as
+    /// the process runs (rooms nobody hosts included).
+    pub fn spawn_room_sweeper(&self) {
+        let deps = self.deps.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(deps.settings.room_sweep);
+            loop {
+                ticks.tick().await;
+                let now = deps.clock.now_millis() as f64 / 1000.0;
+                let idle = deps.settings.room_idle.as_secs_f64();
+                match crate::store::close_expired_rooms(&deps.postgres, now, idle).await {
+                    Ok(aborted) if !aborted.is_empty() => {
+                        tracing::info!(games = aborted.len(), "closed expired rooms");
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(%error, "sweeping rooms"),
+                }
+            }
+        });
     }
 
     fn remove_cell(&self, game: Uuid, cell: &Arc<OnceCell<GameHandle>>) {

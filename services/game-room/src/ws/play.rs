@@ -4,13 +4,14 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::{ApiError, Authenticator};
-use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
+use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
 use super::socket::{Inbound, Socket, origin_allowed};
+use crate::game::actor::{Outbound, Request};
 use crate::game::{GameHandle, HostError, Joined, Rooms};
 
 pub async fn play(
@@ -67,43 +68,62 @@ async fn authenticate(
     }
 }
 
-async fn join(
-    rooms: &Rooms,
-    game: Uuid,
-    player: Uuid,
-) -> Result<(GameHandle, Joined), (ErrorCode, String, u16)> {
+/// Why a socket could not join: sent to it before closing.
+struct Refused {
+    code: ErrorCode,
+    message: String,
+    close: u16,
+    /// Where the game is hosted, for `elsewhere`.
+    elsewhere: Option<Option<String>>,
+}
+
+fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
+    Refused {
+        code,
+        message: message.into(),
+        close,
+        elsewhere: None,
+    }
+}
+
+async fn join(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<(GameHandle, Joined), Refused> {
     // A task that is just unloading answers `Gone`: ask again, once.
     for _ in 0..2 {
         let handle = match rooms.host(game).await {
             Ok(handle) => handle,
             Err(HostError::NotFound) => {
-                return Err((ErrorCode::NotFound, "no such game".into(), CLOSE_POLICY));
+                return Err(refused(ErrorCode::NotFound, "no such game", CLOSE_POLICY));
             }
-            Err(HostError::Elsewhere(_)) => {
-                return Err((
-                    ErrorCode::Unavailable,
-                    "the game is hosted by another instance; retry shortly".into(),
-                    CLOSE_TRY_AGAIN,
-                ));
+            Err(HostError::Elsewhere(url)) => {
+                return Err(Refused {
+                    elsewhere: Some(url),
+                    ..refused(
+                        ErrorCode::Unavailable,
+                        "another instance hosts this game",
+                        CLOSE_ELSEWHERE,
+                    )
+                });
             }
             Err(error) => {
                 tracing::warn!(%error, %game, "hosting a game");
-                return Err((
+                return Err(refused(
                     ErrorCode::Unavailable,
-                    "the game cannot be loaded now; retry".into(),
+                    "the game cannot be loaded now; retry",
                     CLOSE_TRY_AGAIN,
                 ));
             }
         };
         match handle.join(player).await {
             Ok(Ok(joined)) => return Ok((handle, joined)),
-            Ok(Err(refusal)) => return Err((refusal.code, refusal.message, CLOSE_POLICY)),
+            Ok(Err(refusal)) => {
+                return Err(refused(refusal.code, refusal.message, CLOSE_POLICY));
+            }
             Err(_gone) => continue,
         }
     }
-    Err((
+    Err(refused(
         ErrorCode::Unavailable,
-        "the game is moving; retry".into(),
+        "the game is moving; retry",
         CLOSE_TRY_AGAIN,
     ))
 }
@@ -122,8 +142,15 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
     };
     let (handle, mut joined) = match join(&rooms, game, player).await {
         Ok(joined) => joined,
-        Err((code, message, close)) => {
-            socket.close_with(code, &message, close).await;
+        Err(refusal) => {
+            if let Some(url) = refusal.elsewhere {
+                socket.send_message(&ServerMessage::Elsewhere { url }).await;
+                socket.close(refusal.close, &refusal.message).await;
+            } else {
+                socket
+                    .close_with(refusal.code, &refusal.message, refusal.close)
+                    .await;
+            }
             return;
         }
     };
@@ -148,9 +175,14 @@ async fn serve(
     loop {
         tokio::select! {
             inbound = socket.next() => {
+                let request = |request| handle.request(seats.to_vec(), request);
                 let answer = match inbound {
-                    Inbound::Message(ClientMessage::Move { pit, ply }) => handle.play(seats.to_vec(), pit, ply).await,
-                    Inbound::Message(ClientMessage::Resign) => handle.resign(seats.to_vec()).await,
+                    Inbound::Message(ClientMessage::Move { pit, ply }) => request(Request::Move { pit, ply }).await,
+                    Inbound::Message(ClientMessage::Resign) => request(Request::Resign).await,
+                    Inbound::Message(ClientMessage::Undo) => request(Request::Undo).await,
+                    Inbound::Message(ClientMessage::Rematch) => request(Request::Rematch).await,
+                    Inbound::Message(ClientMessage::ContinueVsAi) => request(Request::ContinueVsAi).await,
+                    Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::actor::encode(&ServerMessage::Pong)]),
                     Inbound::Message(ClientMessage::Auth { .. }) => {
@@ -187,10 +219,14 @@ async fn serve(
                 }
             }
             event = joined.events.recv() => match event {
-                Ok(text) => {
+                Ok(Outbound::Text(text)) => {
                     if !socket.send(text).await {
                         return;
                     }
+                }
+                Ok(Outbound::Close(code, reason)) => {
+                    socket.close(code, reason).await;
+                    return;
                 }
                 // Too slow to keep up: a fresh snapshot replaces what was missed.
                 Err(RecvError::Lagged(_)) => match handle.sync(0, you).await {

@@ -17,9 +17,6 @@ use crate::game::actor::{Deps, encode};
 use crate::game::load::load;
 use crate::game::{LiveGame, Rooms};
 
-/// Versioned events a sync may replay; an older gap gets a snapshot.
-const SYNC_WINDOW: u64 = 256;
-
 pub async fn watch(
     request: HttpRequest,
     body: web::Payload,
@@ -52,39 +49,44 @@ async fn snapshot(deps: &Deps, game: Uuid) -> Result<Option<(LiveGame, ByteStrin
     };
     let connected = deps.hub.presence(game).await;
     let watchers = deps.hub.watchers(game).await;
-    let state = live.state(None, connected, watchers);
+    let state = live.state(
+        None,
+        connected,
+        watchers,
+        [None, None],
+        deps.clock.now_millis(),
+    );
     Ok(Some((live, encode(&ServerMessage::State(Box::new(state))))))
 }
 
 /// The version a published event carries, if it is a versioned one.
 fn version_of(text: &str) -> Option<u64> {
-    if !(text.starts_with(r#"{"t":"moved""#) || text.starts_with(r#"{"t":"over""#)) {
+    let versioned = [
+        r#"{"t":"moved""#,
+        r#"{"t":"over""#,
+        r#"{"t":"undone""#,
+        r#"{"t":"taken_over""#,
+    ];
+    if !versioned.iter().any(|tag| text.starts_with(tag)) {
         return None;
     }
     match serde_json::from_str(text).ok()? {
         ServerMessage::Moved(moved) => Some(moved.version),
         ServerMessage::Over(over) => Some(over.version),
+        ServerMessage::Undone(undone) => Some(undone.version),
+        ServerMessage::TakenOver { version, .. } => Some(version),
         _ => None,
     }
 }
 
-/// The events after `since`, rebuilt from the stored game.
+/// What a watcher behind `since` needs: nothing, or the game as it is
+/// (the stored game keeps no event log to replay from).
 fn events_since(live: &LiveGame, since: u64, state: ByteString) -> Vec<ByteString> {
-    let version = live.version();
-    if since >= version {
-        return Vec::new();
+    if since >= live.version() {
+        Vec::new()
+    } else {
+        vec![state]
     }
-    if version - since > SYNC_WINDOW {
-        return vec![state];
-    }
-    let mut events: Vec<ByteString> = (since as u32 + 1..=live.ply())
-        .filter_map(|ply| live.moved_at(ply))
-        .map(|moved| encode(&ServerMessage::Moved(moved)))
-        .collect();
-    if let Some(over) = live.over() {
-        events.push(encode(&ServerMessage::Over(*over)));
-    }
-    events
 }
 
 async fn run(mut socket: Socket, game: Uuid, deps: Deps) {

@@ -224,7 +224,13 @@ async fn only_services_create_games() {
 #[actix_web::test]
 async fn silent_sockets_are_closed_by_the_clock() {
     let world = World::new().await;
-    let instance = world.instance().await;
+    let database = mancala_platform::testing::database_url(&world.stores.database);
+    let instance = world
+        .instance_with(
+            &database,
+            &[("APP_WS_TIMEOUT_SECS", "30"), ("APP_WS_PING_SECS", "10")],
+        )
+        .await;
     let (south, south_token) = world.player("South").await;
     let (north, _) = world.player("North").await;
     let game = instance
@@ -239,7 +245,8 @@ async fn silent_sockets_are_closed_by_the_clock() {
     for _ in 0..3 {
         world.clock.advance(20_000);
         ws.send(json!({"t": "ping"})).await;
-        assert_eq!(ws.event().await, mancala_proto::game::ServerMessage::Pong);
+        ws.until(|message| (message == mancala_proto::game::ServerMessage::Pong).then_some(()))
+            .await;
     }
     // One that says nothing (not even pongs) is closed once 30 s of clock
     // pass without a word from it.

@@ -25,6 +25,8 @@ pub(crate) struct Instance {
     pub(crate) base: String,
     pub(crate) ws_base: String,
     pub(crate) client: awc::Client,
+    pub(crate) server: actix_web::dev::ServerHandle,
+    pub(crate) rooms: mancala_game_room::game::Rooms,
 }
 
 impl World {
@@ -63,6 +65,12 @@ impl World {
             ("APP_ALLOWED_ORIGINS", "https://friends.example".to_owned()),
             // The manual clock stands still, so credits would never refill.
             ("APP_WS_RATE", "100000/1".to_owned()),
+            ("APP_ROOM_SWEEP_MS", "50".to_owned()),
+            // Tests jump the clock by hours; only the silence test wants
+            // sockets to time out.
+            ("APP_WS_TIMEOUT_SECS", "100000000".to_owned()),
+            ("APP_WS_PING_SECS", "100000000".to_owned()),
+            ("APP_AI_DEADLINE_MS", "500".to_owned()),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))
@@ -76,6 +84,8 @@ impl World {
             .await
             .unwrap();
         let port = application.port();
+        let server = application.handle();
+        let rooms = application.service().rooms().clone();
         actix_web::rt::spawn(application.run_until_stopped());
         Instance {
             base: format!("http://127.0.0.1:{port}"),
@@ -83,6 +93,8 @@ impl World {
             client: awc::Client::builder()
                 .timeout(Duration::from_secs(30))
                 .finish(),
+            server,
+            rooms,
         }
     }
 
@@ -142,12 +154,14 @@ impl Instance {
         seats: [Value; 2],
         rated: bool,
     ) -> CreatedGame {
+        self.create_with(json!({"variant": variant, "seats": seats, "rated": rated}))
+            .await
+    }
+
+    /// Creates a game from a whole request body.
+    pub(crate) async fn create_with(&self, body: Value) -> CreatedGame {
         let (status, body) = self
-            .post(
-                "/internal/v1/games",
-                json!({"variant": variant, "seats": seats, "rated": rated}),
-                Some(SERVICE_TOKEN),
-            )
+            .post("/internal/v1/games", body, Some(SERVICE_TOKEN))
             .await;
         assert_eq!(status, 201, "{body}");
         serde_json::from_value(body).unwrap()
@@ -240,6 +254,15 @@ impl Ws {
             match self.message().await {
                 ServerMessage::Presence { .. } | ServerMessage::Watchers { .. } => {}
                 other => return other,
+            }
+        }
+    }
+
+    /// Reads until a message `pick` accepts.
+    pub(crate) async fn until<T>(&mut self, mut pick: impl FnMut(ServerMessage) -> Option<T>) -> T {
+        loop {
+            if let Some(found) = pick(self.message().await) {
+                return found;
             }
         }
     }

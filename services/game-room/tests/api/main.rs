@@ -8,6 +8,8 @@ mod helpers;
 mod proxy;
 
 mod bad_input;
+mod failover;
+mod life;
 mod play;
 mod records;
 mod spectate;

@@ -186,6 +186,7 @@ async fn a_reconnecting_player_syncs_exactly_what_they_missed() {
         if let ServerMessage::Presence {
             seat: 1,
             connected: false,
+            ..
         } = a.message().await
         {
             break;

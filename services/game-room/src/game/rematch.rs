@@ -1,0 +1,69 @@
+//! The next game of a series: sides swapped, same variant, time control
+//! and room. Against the AI, on one device, or in a friend's room it starts
+//! when either side asks; between two players otherwise both must ask.
+
+use mancala_proto::VariantSpec;
+use mancala_proto::game::ServerMessage;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::live::GameInfo;
+use crate::store::{self, NewGame, NewSeat};
+
+/// Whether a rematch needs both players to ask.
+pub fn needs_agreement(info: &GameInfo) -> bool {
+    info.room.is_none() && !info.hotseat() && !info.is_ai(0) && !info.is_ai(1)
+}
+
+/// The message that sends both players to the next game.
+pub fn started(next: Uuid) -> ServerMessage {
+    ServerMessage::Rematch {
+        game_id: next,
+        play_path: format!("/v1/games/{next}/play"),
+    }
+}
+
+/// Creates the rematch of a finished game, once: returns the next game (the
+/// one already made if another request won), or `None` when its room has
+/// closed.
+pub async fn create(
+    postgres: &PgPool,
+    info: &GameInfo,
+    now: f64,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    if let Some(room) = info.room
+        && store::room_deadline(postgres, room)
+            .await?
+            .is_none_or(|(expires, closed)| closed || expires <= now)
+    {
+        return Ok(None);
+    }
+    // Seat 0 of the new game is seat 1 of this one. A seat an AI took over
+    // stays with the AI.
+    let seat = |index: usize| {
+        let old = &info.seats[index];
+        NewSeat {
+            player: if old.ai.is_some() { None } else { old.player },
+            ai: old.ai.clone(),
+            rating: old.rating,
+            rd: None,
+        }
+    };
+    let seats = [seat(1), seat(0)];
+    let both_people = seats.iter().all(|seat| seat.player.is_some());
+    let next = NewGame {
+        id: Uuid::now_v7(),
+        variant: serde_json::to_value(VariantSpec::from(info.variant)).unwrap_or_default(),
+        rated: info.rated && both_people,
+        seats,
+        time_control: info.time_control,
+        room: info.room,
+    };
+    let mut tx = postgres.begin().await?;
+    store::insert_game(&mut tx, &next, now).await?;
+    let linked = store::link_rematch(&mut tx, info.id, next.id).await?;
+    if linked == Some(next.id) {
+        tx.commit().await?;
+    }
+    Ok(linked)
+}

@@ -1,0 +1,460 @@
+//! Around a game (issue 6), under the manual clock: clocks, no start, the
+//! disconnect countdown, AI seats and undo, rematches, and rooms.
+
+use mancala_proto::ErrorCode;
+use mancala_proto::error::CLOSE_ROOM_CLOSED;
+use mancala_proto::game::{EndReason, GameResult, GameStatus, Over, ServerMessage};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::helpers::{Instance, World, Ws, seat};
+
+fn over(message: ServerMessage) -> Option<Over> {
+    match message {
+        ServerMessage::Over(over) => Some(over),
+        _ => None,
+    }
+}
+
+async fn two_players(world: &World) -> ((Uuid, String), (Uuid, String)) {
+    (world.player("South").await, world.player("North").await)
+}
+
+async fn record(instance: &Instance, game: Uuid) -> Value {
+    instance.get(&format!("/v1/games/{game}")).await.1
+}
+
+#[actix_web::test]
+async fn a_flag_falls_on_the_clock() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let ((south, south_token), (north, north_token)) = two_players(&world).await;
+    let game = instance
+        .create_with(json!({
+            "variant": {"variant": "kalah"},
+            "seats": [seat(south), seat(north)],
+            "time_control": {"initial_secs": 10, "increment_secs": 2},
+        }))
+        .await;
+    let (mut a, state) = instance.play(&game, &south_token).await;
+    let clocks = state.clocks.unwrap();
+    assert_eq!(
+        (clocks.remaining_ms, clocks.running),
+        ([10_000, 10_000], None)
+    );
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    world.clock.advance(3_000);
+    a.play_move(1, 1).await;
+    let moved = a.moved().await;
+    b.moved().await;
+    // South's clock did not run before the first move; the increment came.
+    let clocks = moved.clocks.unwrap();
+    assert_eq!(
+        (clocks.remaining_ms, clocks.running),
+        ([12_000, 10_000], Some(1))
+    );
+    // North thinks for ten seconds: the flag falls, South wins.
+    world.clock.advance(10_000);
+    for socket in [&mut a, &mut b] {
+        let end = socket.until(over).await;
+        assert_eq!(
+            (end.result, end.reason),
+            (GameResult::P0, EndReason::Timeout)
+        );
+    }
+    b.play_move(1, 2).await;
+    b.expect_error(ErrorCode::GameOver).await;
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_game_without_a_first_move_is_aborted() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let ((south, south_token), (north, _)) = two_players(&world).await;
+    let game = instance
+        .create(
+            json!({"variant": "oware"}),
+            [seat(south), seat(north)],
+            true,
+        )
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    world.clock.advance(60_000);
+    let end = a.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::Aborted, EndReason::NoStart)
+    );
+    let stored = record(&instance, game.id).await;
+    assert_eq!(stored["status"], "aborted");
+    let outbox: i64 = sqlx::query_scalar("SELECT count(*) FROM rating_outbox")
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(outbox, 0, "an aborted game is not rated");
+    world.cleanup().await;
+}
+
+/// A ranked game where North drops after South's first move.
+async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
+    let ((south, south_token), (north, north_token)) = two_players(world).await;
+    let seats = [
+        json!({"player": {"id": south, "rating": 1500.0, "rd": 100.0}}),
+        json!({"player": {"id": north, "rating": 1200.0, "rd": 100.0}}),
+    ];
+    let game = instance
+        .create(json!({"variant": "kalah"}), seats, true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    drop(b);
+    let countdown = a
+        .until(|message| match message {
+            ServerMessage::Presence {
+                seat: 1,
+                connected: false,
+                countdown_ms,
+            } => Some(countdown_ms),
+            _ => None,
+        })
+        .await;
+    assert_eq!(countdown, Some(120_000));
+    (a, game.id, north_token)
+}
+
+#[actix_web::test]
+async fn after_the_countdown_an_ai_takes_the_absent_seat() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (mut a, game, _) = north_drops(&world, &instance).await;
+    a.send(json!({"t": "continue_vs_ai"})).await;
+    a.expect_error(ErrorCode::CountdownRunning).await;
+    world.clock.advance(120_000);
+    a.send(json!({"t": "continue_vs_ai"})).await;
+    let (seat, level) = a
+        .until(|message| match message {
+            ServerMessage::TakenOver { seat, level, .. } => Some((seat, level)),
+            _ => None,
+        })
+        .await;
+    // An AI near North's 1200.
+    assert_eq!((seat, level.as_str()), (1, "beginner"));
+    // It is North's turn: the AI plays it.
+    let moved = a.moved().await;
+    assert_eq!(moved.by, 1);
+    let stored = record(&instance, game).await;
+    assert_eq!(stored["rated"], false);
+    assert_eq!(stored["seats"][1]["ai"], "beginner");
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn after_the_countdown_the_win_can_be_claimed() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (mut a, game, _) = north_drops(&world, &instance).await;
+    world.clock.advance(119_000);
+    a.send(json!({"t": "claim_victory"})).await;
+    a.expect_error(ErrorCode::CountdownRunning).await;
+    world.clock.advance(1_000);
+    a.send(json!({"t": "claim_victory"})).await;
+    let end = a.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::P0, EndReason::Abandoned)
+    );
+    // Still ranked: the rating service will hear of it.
+    let outbox: i64 = sqlx::query_scalar("SELECT count(*) FROM rating_outbox WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(outbox, 1);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_return_inside_the_countdown_clears_it() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (mut a, game, north_token) = north_drops(&world, &instance).await;
+    world.clock.advance(60_000);
+    let created = mancala_proto::game::CreatedGame {
+        id: game,
+        play_path: format!("/v1/games/{game}/play"),
+        watch_path: String::new(),
+    };
+    let (_b, state) = instance.play(&created, &north_token).await;
+    assert_eq!(state.countdown_ms, [None, None]);
+    a.until(|message| match message {
+        ServerMessage::Presence {
+            seat: 1,
+            connected: true,
+            countdown_ms: None,
+        } => Some(()),
+        _ => None,
+    })
+    .await;
+    world.clock.advance(120_000);
+    a.send(json!({"t": "claim_victory"})).await;
+    a.expect_error(ErrorCode::NotAllowed).await;
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn against_the_ai_to_the_end_with_an_undo_on_the_way() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (human, token) = world.player("Human").await;
+    // The human chose to move second.
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [json!({"ai": {"level": "beginner"}}), seat(human)],
+            false,
+        )
+        .await;
+    let (mut ws, _) = instance.play(&game, &token).await;
+    // The AI opens (perhaps with an extra turn); then it is the human's move.
+    let mut last = ws.moved().await;
+    while last.turn == Some(0) {
+        last = ws.moved().await;
+    }
+    let before = last.clone();
+    ws.play_move(last.legal[0], last.ply + 1).await;
+    let mine = ws.moved().await;
+    assert_eq!(mine.by, 1);
+    // The AI answers; then undo takes back the human's move and the answer.
+    let mut reply = ws.moved().await;
+    while reply.turn == Some(0) {
+        reply = ws.moved().await;
+    }
+    ws.send(json!({"t": "undo"})).await;
+    let undone = ws
+        .until(|message| match message {
+            ServerMessage::Undone(undone) => Some(undone),
+            _ => None,
+        })
+        .await;
+    assert_eq!((undone.ply, undone.turn), (before.ply, Some(1)));
+    assert_eq!(undone.board, before.board);
+    // Then play it out: the AI answers every move, to the end.
+    let (mut turn, mut legal, mut ply) = (undone.turn, undone.legal, undone.ply);
+    let end = loop {
+        if turn == Some(1) {
+            ws.play_move(legal[legal.len() - 1], ply + 1).await;
+            turn = None;
+        }
+        match ws.message().await {
+            ServerMessage::Over(end) => break end,
+            ServerMessage::Moved(moved) => {
+                (turn, legal, ply) = (moved.turn, moved.legal, moved.ply);
+            }
+            _ => {}
+        }
+    };
+    assert_ne!(end.result, GameResult::Aborted);
+    let stored = record(&instance, game.id).await;
+    assert_eq!(stored["status"], "over");
+    assert_eq!(stored["rated"], false);
+    world.cleanup().await;
+}
+
+/// Plays the first legal move from `ws`'s point of view until `ws`'s
+/// player has made one; the ply played.
+async fn resign_game(a: &mut Ws, b: &mut Ws) {
+    a.send(json!({"t": "resign"})).await;
+    a.until(over).await;
+    b.until(over).await;
+}
+
+#[actix_web::test]
+async fn rematches_swap_sides() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let ((south, south_token), (north, north_token)) = two_players(&world).await;
+    // Between two players: an offer, then the acceptance.
+    let game = instance
+        .create(
+            json!({"variant": "mangala"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.send(json!({"t": "rematch"})).await;
+    a.expect_error(ErrorCode::NotAllowed).await;
+    resign_game(&mut a, &mut b).await;
+    a.send(json!({"t": "rematch"})).await;
+    for socket in [&mut a, &mut b] {
+        let by = socket
+            .until(|message| match message {
+                ServerMessage::RematchOffer { by } => Some(by),
+                _ => None,
+            })
+            .await;
+        assert_eq!(by, 0);
+    }
+    b.send(json!({"t": "rematch"})).await;
+    let mut next = None;
+    for socket in [&mut a, &mut b] {
+        let game_id = socket
+            .until(|message| match message {
+                ServerMessage::Rematch { game_id, .. } => Some(game_id),
+                _ => None,
+            })
+            .await;
+        assert!(next.is_none_or(|seen| seen == game_id));
+        next = Some(game_id);
+    }
+    let next = next.unwrap();
+    let stored = record(&instance, next).await;
+    assert_eq!(stored["seats"][0]["player"], north.to_string());
+    assert_eq!(stored["seats"][1]["player"], south.to_string());
+    // Asking again points at the same game.
+    a.send(json!({"t": "rematch"})).await;
+    let again = a
+        .until(|message| match message {
+            ServerMessage::Rematch { game_id, .. } => Some(game_id),
+            _ => None,
+        })
+        .await;
+    assert_eq!(again, next);
+
+    // Against the AI the next game starts at once, sides swapped.
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), json!({"ai": {"level": "beginner"}})],
+            false,
+        )
+        .await;
+    let (mut c, _) = instance.play(&game, &south_token).await;
+    c.send(json!({"t": "resign"})).await;
+    c.until(over).await;
+    c.send(json!({"t": "rematch"})).await;
+    let next = c
+        .until(|message| match message {
+            ServerMessage::Rematch { game_id, .. } => Some(game_id),
+            _ => None,
+        })
+        .await;
+    let stored = record(&instance, next).await;
+    assert_eq!(stored["seats"][0]["ai"], "beginner");
+    assert_eq!(stored["seats"][1]["player"], south.to_string());
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_hotseat_game_undoes_one_move_at_a_time() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (both, token) = world.player("Both").await;
+    let game = instance
+        .create(json!({"variant": "oware"}), [seat(both), seat(both)], false)
+        .await;
+    let (mut ws, state) = instance.play(&game, &token).await;
+    assert_eq!(state.you, Some(0));
+    ws.play_move(1, 1).await;
+    assert_eq!(ws.moved().await.by, 0);
+    ws.play_move(1, 2).await;
+    assert_eq!(ws.moved().await.by, 1);
+    ws.send(json!({"t": "undo"})).await;
+    let undone = ws
+        .until(|message| match message {
+            ServerMessage::Undone(undone) => Some(undone),
+            _ => None,
+        })
+        .await;
+    assert_eq!((undone.ply, undone.turn), (1, Some(1)));
+    world.cleanup().await;
+}
+
+async fn room_game(
+    world: &World,
+    instance: &Instance,
+) -> (mancala_proto::game::CreatedGame, String, String) {
+    let ((south, south_token), (north, north_token)) = two_players(world).await;
+    let game = instance
+        .create_with(json!({
+            "variant": {"variant": "kalah"},
+            "seats": [seat(south), seat(north)],
+            "room": true,
+        }))
+        .await;
+    (game, south_token, north_token)
+}
+
+#[actix_web::test]
+async fn a_room_nobody_is_in_closes_after_30_minutes() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (game, south_token, north_token) = room_game(&world, &instance).await;
+    let (mut a, state) = instance.play(&game, &south_token).await;
+    assert!(state.room.is_some());
+    let (b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    drop(a);
+    drop(b);
+    // Once the server has seen both go (the room records when it emptied)...
+    for _ in 0..100 {
+        let idle: bool = sqlx::query_scalar("SELECT idle_since IS NOT NULL FROM rooms")
+            .fetch_one(&world.stores.postgres)
+            .await
+            .unwrap();
+        if idle {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // ...not yet closed after 29 minutes...
+    world.clock.advance(29 * 60_000);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(record(&instance, game.id).await["status"], "live");
+    // ...closed after 30.
+    world.clock.advance(60_000);
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = record(&instance, game.id).await["status"].clone();
+        if status == "aborted" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "aborted");
+    assert_eq!(record(&instance, game.id).await["reason"], "room_closed");
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_room_closes_24_hours_after_it_opened() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (game, south_token, north_token) = room_game(&world, &instance).await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    world.clock.advance(24 * 3600 * 1000);
+    for socket in [&mut a, &mut b] {
+        let end = socket.until(over).await;
+        assert_eq!(
+            (end.result, end.reason),
+            (GameResult::Aborted, EndReason::RoomClosed)
+        );
+        assert_eq!(socket.closed().await.0, Some(CLOSE_ROOM_CLOSED));
+    }
+    let stored = record(&instance, game.id).await;
+    assert_eq!(
+        stored["status"],
+        serde_json::to_value(GameStatus::Aborted).unwrap()
+    );
+    world.cleanup().await;
+}
