@@ -10,6 +10,7 @@ pub mod config;
 pub mod http;
 pub mod jwt;
 pub mod password;
+pub mod pubsub;
 pub mod ratelimit;
 pub mod server;
 pub mod stores;

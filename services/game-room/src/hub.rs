@@ -1,28 +1,21 @@
 //! Game events across instances, through Redis pub/sub: the host of a game
 //! publishes each event on the game's channel, and every instance with a
-//! watcher (or the host itself, for watcher counts) subscribes.
-//!
-//! One pub/sub connection per instance carries every subscription. A
-//! reader task fans each message out to a local broadcast channel per game,
-//! and reconnects (resubscribing) when Redis goes away; watchers notice the
-//! gap by the events' versions and resynchronise from Postgres.
+//! watcher (or the host itself, for watcher counts) subscribes. Watchers
+//! notice a gap by the events' versions and resynchronise from Postgres.
+//! Also the shared bits of a game's life that watchers elsewhere need:
+//! presence and watcher counts.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytestring::ByteString;
-use futures_util::StreamExt;
 use mancala_platform::Redis;
+use mancala_platform::pubsub::{PubSub, Subscription};
 use redis::AsyncCommands;
-use redis::aio::PubSubSink;
-use tokio::sync::broadcast;
 use uuid::Uuid;
 
-/// Messages buffered per game for a slow local reader before it lags.
-const CHANNEL_CAPACITY: usize = 256;
-/// How long a publish may take before it is given up (Redis is down; the
-/// game goes on and remote watchers resynchronise later).
+/// How long a Redis read or write for shared state may take before it is
+/// given up (Redis is down; the game goes on).
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// This instance's end of the event channels; cheap to clone.
@@ -33,10 +26,9 @@ pub struct Hub {
 
 struct Inner {
     redis: Redis,
+    pubsub: PubSub,
     /// Names this instance's field in the watcher-count hashes.
     instance: String,
-    channels: Mutex<HashMap<String, broadcast::Sender<ByteString>>>,
-    sink: tokio::sync::Mutex<Option<PubSubSink>>,
     /// This instance's watchers per game, and whether a count is due.
     watching: Mutex<HashMap<Uuid, (u32, bool)>>,
 }
@@ -47,98 +39,31 @@ const WATCHER_COUNT_DELAY: Duration = Duration::from_millis(250);
 /// Presence and watcher counts expire if no host refreshes them.
 const SHARED_STATE_TTL_SECS: i64 = 24 * 3600;
 
-/// A subscription to one game's channel; unsubscribes when the last one
-/// for the game is dropped.
-pub struct Subscription {
-    pub receiver: broadcast::Receiver<ByteString>,
-    channel: String,
-    hub: Hub,
-}
-
-impl Drop for Subscription {
-    fn drop(&mut self) {
-        let mut channels = self
-            .hub
-            .inner
-            .channels
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let last = channels
-            .get(&self.channel)
-            .is_some_and(|sender| sender.receiver_count() <= 1);
-        if last {
-            channels.remove(&self.channel);
-            let hub = self.hub.clone();
-            let channel = self.channel.clone();
-            tokio::spawn(async move {
-                if let Some(sink) = hub.inner.sink.lock().await.as_mut() {
-                    let _ = sink.unsubscribe(&channel).await;
-                }
-            });
-        }
-    }
-}
-
 impl Hub {
     /// Starts the reader task.
     pub fn start(redis: Redis, instance: String) -> Hub {
-        let hub = Hub {
+        Hub {
             inner: Arc::new(Inner {
+                pubsub: PubSub::start(redis.clone()),
                 redis,
                 instance,
-                channels: Mutex::new(HashMap::new()),
-                sink: tokio::sync::Mutex::new(None),
                 watching: Mutex::new(HashMap::new()),
             }),
-        };
-        let reader = hub.clone();
-        tokio::spawn(async move { reader.read_forever().await });
-        hub
+        }
     }
 
-    fn channel(&self, game: Uuid) -> String {
-        self.inner.redis.key(&format!("game:{game}"))
+    fn channel(game: Uuid) -> String {
+        format!("game:{game}")
     }
 
     /// Listens to a game's events.
     pub async fn subscribe(&self, game: Uuid) -> Subscription {
-        let channel = self.channel(game);
-        let (receiver, new) = {
-            let mut channels = self
-                .inner
-                .channels
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            match channels.get(&channel) {
-                Some(sender) => (sender.subscribe(), false),
-                None => {
-                    let (sender, receiver) = broadcast::channel(CHANNEL_CAPACITY);
-                    channels.insert(channel.clone(), sender);
-                    (receiver, true)
-                }
-            }
-        };
-        if new && let Some(sink) = self.inner.sink.lock().await.as_mut() {
-            // On failure the reader's reconnect resubscribes everything.
-            let _ = sink.subscribe(&channel).await;
-        }
-        Subscription {
-            receiver,
-            channel,
-            hub: self.clone(),
-        }
+        self.inner.pubsub.subscribe(&Hub::channel(game)).await
     }
 
-    /// Publishes an event on a game's channel; gives up quietly when Redis
-    /// does not answer in time.
+    /// Publishes an event on a game's channel.
     pub async fn publish(&self, game: Uuid, text: &str) {
-        let mut connection = self.inner.redis.connection();
-        let publish = connection.publish::<_, _, ()>(self.channel(game), text);
-        match tokio::time::timeout(PUBLISH_TIMEOUT, publish).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::warn!(%error, %game, "publishing a game event"),
-            Err(_) => tracing::warn!(%game, "publishing a game event timed out"),
-        }
+        self.inner.pubsub.publish(&Hub::channel(game), text).await;
     }
 
     /// Records which seats have a player connected, for watchers that
@@ -233,53 +158,5 @@ impl Hub {
         let text = serde_json::to_string(&mancala_proto::ServerMessage::Watchers { count })
             .unwrap_or_default();
         self.publish(game, &text).await;
-    }
-
-    async fn read_forever(self) {
-        loop {
-            match self.inner.redis.pubsub().await {
-                Ok(pubsub) => {
-                    let (mut sink, mut stream) = pubsub.split();
-                    // Holding the sink's lock while resubscribing: a
-                    // subscription made meanwhile waits, then finds the sink.
-                    let mut slot = self.inner.sink.lock().await;
-                    let channels: Vec<String> = self
-                        .inner
-                        .channels
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .keys()
-                        .cloned()
-                        .collect();
-                    let mut subscribed = true;
-                    for channel in channels {
-                        subscribed &= sink.subscribe(&channel).await.is_ok();
-                    }
-                    if subscribed {
-                        *slot = Some(sink);
-                    }
-                    drop(slot);
-                    if subscribed {
-                        while let Some(message) = stream.next().await {
-                            let Ok(payload) = message.get_payload::<String>() else {
-                                continue;
-                            };
-                            let channels = self
-                                .inner
-                                .channels
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner());
-                            if let Some(sender) = channels.get(message.get_channel_name()) {
-                                let _ = sender.send(ByteString::from(payload));
-                            }
-                        }
-                        *self.inner.sink.lock().await = None;
-                    }
-                    tracing::warn!("redis pub/sub connection lost; reconnecting");
-                }
-                Err(error) => tracing::warn!(%error, "redis pub/sub unavailable; retrying"),
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
     }
 }

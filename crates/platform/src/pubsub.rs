@@ -1,0 +1,163 @@
+//! Messages across instances through Redis pub/sub, fanned out locally.
+//!
+//! One pub/sub connection per instance carries every subscription. A
+//! reader task hands each message to a local broadcast channel per Redis
+//! channel, and reconnects (resubscribing) when Redis goes away; users
+//! that need every message notice gaps themselves (versions) and catch up
+//! from Postgres.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytestring::ByteString;
+use futures_util::StreamExt;
+use redis::AsyncCommands;
+use redis::aio::PubSubSink;
+use tokio::sync::broadcast;
+
+use crate::stores::Redis;
+
+/// Messages buffered per channel for a slow local reader before it lags.
+const CHANNEL_CAPACITY: usize = 256;
+/// How long a publish may take before it is given up: Redis is down, and
+/// the caller goes on.
+const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// This instance's end of the channels; cheap to clone.
+#[derive(Clone)]
+pub struct PubSub {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    redis: Redis,
+    channels: Mutex<HashMap<String, broadcast::Sender<ByteString>>>,
+    sink: tokio::sync::Mutex<Option<PubSubSink>>,
+}
+
+/// A subscription to one channel; unsubscribes when the last one for the
+/// channel is dropped.
+pub struct Subscription {
+    pub receiver: broadcast::Receiver<ByteString>,
+    channel: String,
+    pubsub: PubSub,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut channels = self.pubsub.channels();
+        let last = channels
+            .get(&self.channel)
+            .is_some_and(|sender| sender.receiver_count() <= 1);
+        if last {
+            channels.remove(&self.channel);
+            let pubsub = self.pubsub.clone();
+            let channel = self.channel.clone();
+            tokio::spawn(async move {
+                if let Some(sink) = pubsub.inner.sink.lock().await.as_mut() {
+                    let _ = sink.unsubscribe(&channel).await;
+                }
+            });
+        }
+    }
+}
+
+impl PubSub {
+    /// Starts the reader task.
+    pub fn start(redis: Redis) -> PubSub {
+        let pubsub = PubSub {
+            inner: Arc::new(Inner {
+                redis,
+                channels: Mutex::new(HashMap::new()),
+                sink: tokio::sync::Mutex::new(None),
+            }),
+        };
+        let reader = pubsub.clone();
+        tokio::spawn(async move { reader.read_forever().await });
+        pubsub
+    }
+
+    fn channels(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, broadcast::Sender<ByteString>>> {
+        self.inner
+            .channels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Listens to channel `name` (under the Redis key prefix).
+    pub async fn subscribe(&self, name: &str) -> Subscription {
+        let channel = self.inner.redis.key(name);
+        let (receiver, new) = {
+            let mut channels = self.channels();
+            match channels.get(&channel) {
+                Some(sender) => (sender.subscribe(), false),
+                None => {
+                    let (sender, receiver) = broadcast::channel(CHANNEL_CAPACITY);
+                    channels.insert(channel.clone(), sender);
+                    (receiver, true)
+                }
+            }
+        };
+        if new && let Some(sink) = self.inner.sink.lock().await.as_mut() {
+            // On failure the reader's reconnect resubscribes everything.
+            let _ = sink.subscribe(&channel).await;
+        }
+        Subscription {
+            receiver,
+            channel,
+            pubsub: self.clone(),
+        }
+    }
+
+    /// Publishes on channel `name`; gives up quietly (with a log line) when
+    /// Redis does not answer in time.
+    pub async fn publish(&self, name: &str, text: &str) {
+        let mut connection = self.inner.redis.connection();
+        let channel = self.inner.redis.key(name);
+        let publish = connection.publish::<_, _, ()>(&channel, text);
+        match tokio::time::timeout(PUBLISH_TIMEOUT, publish).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!(%error, channel, "publishing"),
+            Err(_) => tracing::warn!(channel, "publishing timed out"),
+        }
+    }
+
+    async fn read_forever(self) {
+        loop {
+            match self.inner.redis.pubsub().await {
+                Ok(pubsub) => {
+                    let (mut sink, mut stream) = pubsub.split();
+                    // Holding the sink's lock while resubscribing: a
+                    // subscription made meanwhile waits, then finds the sink.
+                    let mut slot = self.inner.sink.lock().await;
+                    let channels: Vec<String> = self.channels().keys().cloned().collect();
+                    let mut subscribed = true;
+                    for channel in channels {
+                        subscribed &= sink.subscribe(&channel).await.is_ok();
+                    }
+                    if subscribed {
+                        *slot = Some(sink);
+                    }
+                    drop(slot);
+                    if subscribed {
+                        while let Some(message) = stream.next().await {
+                            let Ok(payload) = message.get_payload::<String>() else {
+                                continue;
+                            };
+                            if let Some(sender) = self.channels().get(message.get_channel_name()) {
+                                let _ = sender.send(ByteString::from(payload));
+                            }
+                        }
+                        *self.inner.sink.lock().await = None;
+                    }
+                    tracing::warn!("redis pub/sub connection lost; reconnecting");
+                }
+                Err(error) => tracing::warn!(%error, "redis pub/sub unavailable; retrying"),
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
