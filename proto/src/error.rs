@@ -34,6 +34,8 @@ pub enum ErrorCode {
     StalePly,
     NotAllowed,
     CountdownRunning,
+    InviteExpired,
+    InviteUsed,
     Unavailable,
     Internal,
 }
@@ -64,7 +66,7 @@ pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -86,6 +88,8 @@ impl ErrorCode {
         ErrorCode::StalePly,
         ErrorCode::NotAllowed,
         ErrorCode::CountdownRunning,
+        ErrorCode::InviteExpired,
+        ErrorCode::InviteUsed,
         ErrorCode::Unavailable,
         ErrorCode::Internal,
     ];
@@ -114,6 +118,8 @@ impl ErrorCode {
             ErrorCode::StalePly => "stale_ply",
             ErrorCode::NotAllowed => "not_allowed",
             ErrorCode::CountdownRunning => "countdown_running",
+            ErrorCode::InviteExpired => "invite_expired",
+            ErrorCode::InviteUsed => "invite_used",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -135,7 +141,9 @@ impl ErrorCode {
             | ErrorCode::NotYourTurn
             | ErrorCode::StalePly
             | ErrorCode::NotAllowed
-            | ErrorCode::CountdownRunning => 409,
+            | ErrorCode::CountdownRunning
+            | ErrorCode::InviteUsed => 409,
+            ErrorCode::InviteExpired => 410,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::PitOutOfRange | ErrorCode::EmptyPit | ErrorCode::MustFeed => 422,
             ErrorCode::RateLimited => 429,
@@ -197,6 +205,8 @@ impl ErrorCode {
             ErrorCode::CountdownRunning => {
                 "The absent player may still return; wait for the countdown to run out."
             }
+            ErrorCode::InviteExpired => "The invite is older than 24 hours.",
+            ErrorCode::InviteUsed => "The invite was already accepted.",
             ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",
             ErrorCode::Internal => "An unexpected server error; nothing about it is shown.",

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod error;
 pub mod game;
+pub mod lobby;
 pub mod schema;
 pub mod variant;
 

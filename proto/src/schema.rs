@@ -4,6 +4,7 @@
 use schemars::schema_for;
 
 use crate::game::{ClientMessage, ServerMessage};
+use crate::lobby::{LobbyClientMessage, LobbyServerMessage};
 
 /// The schema of every message a client may send, as pretty JSON.
 pub fn client_messages() -> String {
@@ -13,6 +14,16 @@ pub fn client_messages() -> String {
 /// The schema of every message the server sends, as pretty JSON.
 pub fn server_messages() -> String {
     pretty(serde_json::to_value(schema_for!(ServerMessage)))
+}
+
+/// The lobby socket's client messages.
+pub fn lobby_client_messages() -> String {
+    pretty(serde_json::to_value(schema_for!(LobbyClientMessage)))
+}
+
+/// The lobby socket's server messages.
+pub fn lobby_server_messages() -> String {
+    pretty(serde_json::to_value(schema_for!(LobbyServerMessage)))
 }
 
 fn pretty(value: Result<serde_json::Value, serde_json::Error>) -> String {
@@ -36,6 +47,8 @@ mod tests {
         for (file, generated) in [
             ("ws-client.json", client_messages()),
             ("ws-server.json", server_messages()),
+            ("lobby-client.json", lobby_client_messages()),
+            ("lobby-server.json", lobby_server_messages()),
         ] {
             let path = folder.join(file);
             if std::env::var_os("UPDATE_SCHEMA").is_some() {

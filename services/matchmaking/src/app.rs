@@ -12,9 +12,16 @@ use mancala_platform::{
 };
 use sqlx::PgPool;
 
+use std::sync::Arc;
+
+use mancala_platform::pubsub::PubSub;
+
 use crate::accounts::{self, Accounts};
-use crate::config::AccountSettings;
-use crate::openapi;
+use crate::config::{AccountSettings, MatchSettings};
+use crate::gameroom::GameRoom;
+use crate::queue::pairer::{QueueDeps, spawn_pairers};
+use crate::queue::pairing::PairingRules;
+use crate::{games, invites, lobby, openapi};
 
 /// How often dead refresh-token families are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
@@ -24,6 +31,7 @@ const PURGE_EVERY: Duration = Duration::from_secs(3600);
 pub struct Matchmaking {
     accounts: Accounts,
     authenticator: Authenticator,
+    queues: QueueDeps,
 }
 
 impl Matchmaking {
@@ -35,6 +43,7 @@ impl Matchmaking {
         redis: Redis,
         settings: &Settings,
         account_settings: AccountSettings,
+        match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Matchmaking, StartError> {
         let seed = match &settings.jwt_private_key {
@@ -56,6 +65,22 @@ impl Matchmaking {
             &settings.jwt_audience,
             settings.jwt_leeway.as_secs(),
         )?;
+        let rules = PairingRules {
+            wave_ms: match_settings.wave.as_millis() as u64,
+            ..PairingRules::default()
+        };
+        let queues = QueueDeps {
+            postgres: postgres.clone(),
+            redis: redis.clone(),
+            pubsub: PubSub::start(redis.clone()),
+            clock: clock.clone(),
+            game_room: GameRoom::new(
+                &match_settings.game_room_url,
+                match_settings.internal_token.clone(),
+            ),
+            settings: Arc::new(match_settings),
+            rules,
+        };
         let accounts = Accounts::new(
             postgres,
             redis,
@@ -69,6 +94,7 @@ impl Matchmaking {
         Ok(Matchmaking {
             accounts,
             authenticator: Authenticator::new(verifier, clock),
+            queues,
         })
     }
 
@@ -77,8 +103,21 @@ impl Matchmaking {
         config
             .app_data(web::Data::new(self.accounts.clone()))
             .app_data(web::Data::new(self.authenticator.clone()))
+            .app_data(web::Data::new(self.queues.clone()))
             .configure(accounts::routes::configure)
+            .route("/v1/lobby", web::get().to(lobby::lobby))
+            .route("/v1/lobby/stats", web::get().to(games::lobby_stats))
+            .route("/v1/ai-games", web::post().to(games::ai_game))
+            .route("/v1/hotseat-games", web::post().to(games::hotseat_game))
+            .route("/v1/invites", web::post().to(invites::create))
+            .route("/v1/invites/{code}", web::get().to(invites::show))
+            .route("/v1/invites/{code}/accept", web::post().to(invites::accept))
             .configure(openapi::configure);
+    }
+
+    /// Starts the pairing loops (one per queue; only a lease holder pairs).
+    pub fn spawn_pairers(&self) {
+        spawn_pairers(self.queues.clone());
     }
 
     /// Deletes dead refresh-token families every hour, for as long as the
@@ -110,6 +149,7 @@ impl Application {
     pub async fn build(
         settings: Settings,
         account_settings: AccountSettings,
+        match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
         let postgres = connect_postgres(&settings.database_url, 16).await?;
@@ -120,9 +160,11 @@ impl Application {
             redis.clone(),
             &settings,
             account_settings,
+            match_settings,
             clock,
         )?;
         service.spawn_housekeeping();
+        service.spawn_pairers();
         let readiness = Readiness { postgres, redis };
         let bound = serve(settings.bind, readiness, move |config| {
             service.configure(config);

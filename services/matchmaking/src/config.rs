@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 
-use mancala_platform::ConfigError;
+use std::time::Duration;
+
 use mancala_platform::ratelimit::Limit;
+use mancala_platform::{ConfigError, SecretString};
 
 /// Limits on signing in, per the abuse cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +86,98 @@ impl AccountSettings {
                 defaults.login_failures_per_ip,
             )?,
             trust_forwarded_for,
+        })
+    }
+}
+
+/// Queues, the AI fallback, the lobby and the services matchmaking calls.
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// `APP_QUEUES`: the ranked queues, `variant:initial+increment` comma
+    /// separated. Default: Kalah, Oware and Mangala at 3+2 and 10+5.
+    pub queues: Vec<String>,
+    /// `APP_AI_FALLBACK_SECS`: a player waiting this long gets an AI.
+    pub ai_fallback: Duration,
+    /// `APP_LOBBY_GRACE_SECS`: tickets outlive the last lobby socket by this.
+    pub lobby_grace: Duration,
+    /// `APP_PAIRING_WAVE_MS`: the pairing tick (and the window's wave).
+    pub wave: Duration,
+    /// `APP_GAME_ROOM_URL`: game-room's base URL, for creating games.
+    pub game_room_url: String,
+    /// `APP_INTERNAL_TOKEN`: the token of game-room's internal endpoint.
+    pub internal_token: SecretString,
+    /// `APP_PUBLIC_URL`: the site's address, for invite links.
+    pub public_url: String,
+    /// `APP_INSTANCE_ID`: names this instance in pairing leases.
+    pub instance: String,
+    /// `APP_LOBBY_TICK_MS`: how often a lobby socket checks its timers.
+    pub tick: Duration,
+    /// `APP_LOBBY_STATS_SECS`: how often lobby stats are pushed.
+    pub stats_every: Duration,
+    /// `APP_WS_AUTH_TIMEOUT_SECS`: a lobby socket must authenticate within.
+    pub auth_timeout: Duration,
+}
+
+impl MatchSettings {
+    pub fn from_env() -> Result<MatchSettings, ConfigError> {
+        MatchSettings::from_vars(std::env::vars())
+    }
+
+    pub fn from_vars(
+        vars: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<MatchSettings, ConfigError> {
+        let vars: HashMap<String, String> = vars.into_iter().collect();
+        let number = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
+            vars.get(name).map_or(Ok(default), |text| {
+                text.trim().parse().map_err(|_| ConfigError {
+                    name,
+                    reason: format!("expected a whole number, got {text:?}"),
+                })
+            })
+        };
+        let queues: Vec<String> = vars
+            .get("APP_QUEUES")
+            .map_or(
+                "kalah:3+2,kalah:10+5,oware:3+2,oware:10+5,mangala:3+2,mangala:10+5",
+                String::as_str,
+            )
+            .split(',')
+            .map(|queue| queue.trim().to_owned())
+            .filter(|queue| !queue.is_empty())
+            .collect();
+        for queue in &queues {
+            if crate::queue::QueueSpec::parse(queue).is_none() {
+                return Err(ConfigError {
+                    name: "APP_QUEUES",
+                    reason: format!("{queue:?} is not variant:initial+increment"),
+                });
+            }
+        }
+        Ok(MatchSettings {
+            queues,
+            ai_fallback: Duration::from_secs(number("APP_AI_FALLBACK_SECS", 20)?),
+            lobby_grace: Duration::from_secs(number("APP_LOBBY_GRACE_SECS", 10)?),
+            wave: Duration::from_millis(number("APP_PAIRING_WAVE_MS", 2_000)?.max(10)),
+            game_room_url: vars
+                .get("APP_GAME_ROOM_URL")
+                .cloned()
+                .unwrap_or_else(|| "http://127.0.0.1:8080".into()),
+            internal_token: SecretString::from(
+                vars.get("APP_INTERNAL_TOKEN")
+                    .cloned()
+                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            ),
+            public_url: vars
+                .get("APP_PUBLIC_URL")
+                .cloned()
+                .unwrap_or_else(|| "http://127.0.0.1:8080".into()),
+            instance: vars
+                .get("APP_INSTANCE_ID")
+                .cloned()
+                .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
+            tick: Duration::from_millis(number("APP_LOBBY_TICK_MS", 1_000)?.max(1)),
+            stats_every: Duration::from_secs(number("APP_LOBBY_STATS_SECS", 5)?.max(1)),
+            auth_timeout: Duration::from_secs(number("APP_WS_AUTH_TIMEOUT_SECS", 5)?),
         })
     }
 }

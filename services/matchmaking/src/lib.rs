@@ -1,11 +1,18 @@
-//! The matchmaking service: the front door. Today: accounts and sessions
-//! (guests, registration, login, refresh tokens). Ranked queues, invites
-//! and lobby stats join it with their issue.
+//! The matchmaking service: the front door. Accounts and sessions (guests,
+//! registration, login, refresh tokens), the lobby socket with ranked
+//! queues and the AI fallback, games against the AI and on one device,
+//! friend invites, and lobby stats.
 
 pub mod accounts;
 pub mod app;
 pub mod config;
+pub mod gameroom;
+pub mod games;
+pub mod invites;
+pub mod lobby;
 pub mod openapi;
+pub mod queue;
+pub mod ratings;
 
 pub use app::{Application, Matchmaking};
-pub use config::AccountSettings;
+pub use config::{AccountSettings, MatchSettings};

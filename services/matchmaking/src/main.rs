@@ -1,6 +1,6 @@
 //! `matchmaking`: the accounts (and later queue) service on its own port.
 
-use mancala_matchmaking::{AccountSettings, Application};
+use mancala_matchmaking::{AccountSettings, Application, MatchSettings};
 use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, Settings};
 
@@ -21,7 +21,15 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let application = match Application::build(settings, account_settings, Clock::system()).await {
+    let match_settings = match MatchSettings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            tracing::error!(%error, "bad settings");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let built = Application::build(settings, account_settings, match_settings, Clock::system());
+    let application = match built.await {
         Ok(application) => application,
         Err(error) => {
             tracing::error!(%error, "cannot start");

@@ -8,6 +8,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::accounts::routes;
+use crate::{games, invites};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -23,10 +24,21 @@ use crate::accounts::routes;
         routes::refresh,
         routes::logout,
         routes::me,
+        games::ai_game,
+        games::hotseat_game,
+        games::lobby_stats,
+        invites::create,
+        invites::show,
+        invites::accept,
     ),
     components(schemas(ErrorCode)),
     modifiers(&BearerAuth),
-    tags((name = "accounts", description = "Guests, registration, sign-in and sessions"))
+    tags(
+        (name = "accounts", description = "Guests, registration, sign-in and sessions"),
+        (name = "lobby", description = "Ranked queues are joined over the lobby socket, \
+            GET /v1/lobby (see proto/schema/lobby-*.json); the figures are here"),
+        (name = "invites", description = "Friend invites by link"),
+    )
 )]
 pub struct ApiDoc;
 

@@ -274,6 +274,7 @@ impl Actor {
                     None => Next::Stop(CLOSE_RESTART, "the game is moving"),
                 },
                 _ = renew.tick() => {
+                    self.mark_players().await;
                     if lease.renew(&self.deps.redis).await {
                         Next::Continue
                     } else {
@@ -420,6 +421,7 @@ impl Actor {
                     seats,
                 };
                 let _ = reply.send(Ok(joined));
+                self.mark_players().await;
                 self.announce_presence(before).await;
             }
             Command::Leave { seats } => {
@@ -508,6 +510,31 @@ impl Actor {
             }
         }
         Next::Continue
+    }
+
+    /// Counts this game's connected players as online and playing in the
+    /// lobby's figures (entries expire unless refreshed, so a dead instance
+    /// leaves no drift).
+    async fn mark_players(&self) {
+        let until = self.now() + 30_000;
+        let redis = &self.deps.redis;
+        let mut pipe = redis::pipe();
+        for (seat, info) in self.live.info().seats.iter().enumerate() {
+            let Some(player) = info.player.filter(|_| self.connections[seat] > 0) else {
+                continue;
+            };
+            let player = player.to_string();
+            pipe.zadd(redis.key("online"), &player, until).ignore();
+            if self.live.is_over() || info.ai.is_some() {
+                pipe.zrem(redis.key("playing"), &player).ignore();
+            } else {
+                pipe.zadd(redis.key("playing"), &player, until).ignore();
+            }
+        }
+        let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
+        if let Err(error) = marked {
+            tracing::warn!(%error, "counting players online");
+        }
     }
 
     /// Records in the room whether anyone is connected (for its idle rule).

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use awc::http::StatusCode;
 use awc::http::header::HeaderMap;
-use mancala_matchmaking::{AccountSettings, Application};
+use mancala_matchmaking::{AccountSettings, Application, MatchSettings};
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::ratelimit::Limit;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
@@ -22,7 +22,11 @@ pub(crate) struct TestApp {
     pub(crate) clock: Clock,
     /// The signing seed, to mint tokens the way the service does.
     pub(crate) seed: SecretString,
-    stores: TestStores,
+    pub(crate) stores: TestStores,
+    /// game-room's base URL.
+    pub(crate) games: String,
+    vars: Vec<(String, String)>,
+    limits: AccountSettings,
 }
 
 /// A response, read whole.
@@ -33,6 +37,11 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
+    /// The status and the body.
+    pub(crate) fn into_parts(self) -> (u16, Value) {
+        (self.status.as_u16(), self.body)
+    }
+
     /// The error code of an error reply.
     pub(crate) fn code(&self) -> ErrorCode {
         serde_json::from_value::<ErrorBody>(self.body.clone())
@@ -75,9 +84,16 @@ impl TestApp {
     }
 
     pub(crate) async fn spawn_with(limits: AccountSettings) -> TestApp {
+        TestApp::spawn_full(limits, &[]).await
+    }
+
+    /// Matchmaking with game-room beside it (sharing stores, keys and the
+    /// service token), and `extra` settings for matchmaking.
+    pub(crate) async fn spawn_full(limits: AccountSettings, extra: &[(&str, &str)]) -> TestApp {
         let stores = TestStores::new().await.unwrap();
         let seed = random_seed();
-        let vars = [
+        let clock = Clock::manual(Clock::system().now_millis());
+        let shared: Vec<(String, String)> = [
             ("APP_BIND", "127.0.0.1:0".to_owned()),
             (
                 "DATABASE_URL",
@@ -90,25 +106,57 @@ impl TestApp {
             ("APP_ACCESS_TOKEN_TTL_SECS", ACCESS_TTL.to_string()),
             ("APP_JWT_LEEWAY_SECS", LEEWAY.to_string()),
             ("APP_JWT_PRIVATE_KEY", seed.expose_secret().to_owned()),
+            ("APP_INTERNAL_TOKEN", "internal-test-token".to_owned()),
+            ("APP_WS_TICK_MS", "20".to_owned()),
+            ("APP_WS_RATE", "100000/1".to_owned()),
         ]
-        .map(|(name, value)| (name.to_owned(), value));
-        let settings = Settings::from_vars(vars).unwrap();
-        let clock = Clock::manual(Clock::system().now_millis());
-        let application = Application::build(settings, limits, clock.clone())
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect();
+        let game_room = mancala_game_room::Application::build(
+            Settings::from_vars(shared.clone()).unwrap(),
+            mancala_game_room::RoomSettings::from_vars(shared.clone()).unwrap(),
+            clock.clone(),
+        )
+        .await
+        .unwrap();
+        let games = format!("http://127.0.0.1:{}", game_room.port());
+        actix_web::rt::spawn(game_room.run_until_stopped());
+        let mut vars = shared;
+        vars.push(("APP_GAME_ROOM_URL".into(), games.clone()));
+        vars.push(("APP_PAIRING_WAVE_MS".into(), "50".into()));
+        vars.push(("APP_LOBBY_TICK_MS".into(), "20".into()));
+        // Tests jump the clock past the real ticks that keep tickets alive.
+        vars.push(("APP_LOBBY_GRACE_SECS".into(), "3600".into()));
+        for (name, value) in extra {
+            vars.push(((*name).to_owned(), (*value).to_owned()));
+        }
+        let app = TestApp {
+            base: String::new(),
+            games,
+            client: awc::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .finish(),
+            clock,
+            seed,
+            stores,
+            vars,
+            limits,
+        };
+        let base = app.instance().await;
+        TestApp { base, ..app }
+    }
+
+    /// Another matchmaking instance on the same stores; its base URL.
+    pub(crate) async fn instance(&self) -> String {
+        let settings = Settings::from_vars(self.vars.clone()).unwrap();
+        let matching = MatchSettings::from_vars(self.vars.clone()).unwrap();
+        let application = Application::build(settings, self.limits, matching, self.clock.clone())
             .await
             .unwrap();
         let base = format!("http://127.0.0.1:{}", application.port());
         actix_web::rt::spawn(application.run_until_stopped());
-        let client = awc::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .finish();
-        TestApp {
-            base,
-            client,
-            clock,
-            seed,
-            stores,
-        }
+        base
     }
 
     pub(crate) async fn cleanup(self) {
@@ -138,6 +186,11 @@ impl TestApp {
 
     pub(crate) async fn post(&self, path: &str, body: Value, token: Option<&str>) -> Reply {
         self.post_raw(path, &body.to_string(), token).await
+    }
+
+    /// A GET on another base URL (another instance, game-room).
+    pub(crate) async fn get_at(&self, base: &str, path: &str) -> Reply {
+        send(self.client.get(format!("{base}{path}")), Vec::new()).await
     }
 
     pub(crate) async fn get(&self, path: &str, token: Option<&str>) -> Reply {

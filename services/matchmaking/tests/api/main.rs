@@ -5,8 +5,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod helpers;
+mod lobby_client;
 
 mod accounts;
+mod games;
 mod limits;
 mod plumbing;
+mod queues;
 mod tokens;

@@ -1,0 +1,189 @@
+//! The lobby socket (`/v1/lobby`) and the matchmaking REST bodies: queues,
+//! games against the AI, hotseat games, friend invites, lobby stats.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::error::ErrorBody;
+use crate::game::{SeatInfo, TimeControl};
+use crate::variant::VariantSpec;
+
+/// What a lobby client sends.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum LobbyClientMessage {
+    /// The first message: the access token.
+    Auth {
+        token: String,
+    },
+    /// Wait for a ranked game of `variant` (`kalah`, `oware`, `mangala`)
+    /// at `time_control`. Several queues at once are fine.
+    QueueJoin {
+        variant: String,
+        time_control: TimeControl,
+    },
+    /// Leave one queue, or every queue when `d` is left out.
+    QueueLeave {
+        #[serde(default)]
+        variant: Option<String>,
+        #[serde(default)]
+        time_control: Option<TimeControl>,
+    },
+    Ping,
+}
+
+impl std::fmt::Debug for LobbyClientMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LobbyClientMessage::Auth { .. } => f.write_str("Auth(..)"),
+            LobbyClientMessage::QueueJoin {
+                variant,
+                time_control,
+            } => write!(f, "QueueJoin({variant}, {time_control:?})"),
+            LobbyClientMessage::QueueLeave { variant, .. } => write!(f, "QueueLeave({variant:?})"),
+            LobbyClientMessage::Ping => f.write_str("Ping"),
+        }
+    }
+}
+
+/// What the lobby sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum LobbyServerMessage {
+    QueueStatus(QueueStatus),
+    /// A game was made: connect to `ws_path`.
+    Matched(Matched),
+    LobbyStats(LobbyStats),
+    Error(ErrorBody),
+    Pong,
+}
+
+/// One queue as a waiting player sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueStatus {
+    /// `kalah:3+2` and so on.
+    pub queue: String,
+    pub waiting: u64,
+    /// The rating difference this player accepts now; it widens.
+    pub window: f64,
+    pub estimated_wait_ms: u64,
+    /// When an AI opponent comes if no person does.
+    pub ai_fallback_in_ms: u64,
+}
+
+/// A game found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Matched {
+    pub game_id: Uuid,
+    pub queue: String,
+    /// The player's seat: 0 moves first.
+    pub seat: u8,
+    pub opponent: SeatInfo,
+    pub ws_path: String,
+}
+
+/// How busy the platform is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyStats {
+    /// Distinct players with any socket open.
+    pub online: u64,
+    /// Players waiting, per queue.
+    pub in_queue: BTreeMap<String, u64>,
+    /// Players in live games.
+    pub playing: u64,
+}
+
+/// Which side the human takes against the AI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    First,
+    Second,
+    Random,
+}
+
+/// `POST /v1/ai-games`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AiGameRequest {
+    pub variant: VariantSpec,
+    /// `beginner`, `intermediate`, `advanced` or `perfect` (Kalah).
+    pub level: String,
+    pub side: Side,
+    #[serde(default)]
+    pub time_control: Option<TimeControl>,
+}
+
+/// `POST /v1/hotseat-games`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HotseatRequest {
+    pub variant: VariantSpec,
+    #[serde(default)]
+    pub time_control: Option<TimeControl>,
+}
+
+/// A game made for the caller.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewGameAnswer {
+    pub game_id: Uuid,
+    /// The caller's seat (the first of two in a hotseat game).
+    pub seat: u8,
+    pub ws_path: String,
+}
+
+/// `POST /v1/invites`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteRequest {
+    pub variant: VariantSpec,
+    #[serde(default)]
+    pub time_control: Option<TimeControl>,
+    #[serde(default)]
+    pub rated: bool,
+}
+
+/// An invite as anyone holding the code sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Invite {
+    pub code: String,
+    /// The link to share.
+    pub url: String,
+    pub creator: InviteCreator,
+    pub variant: VariantSpec,
+    pub time_control: Option<TimeControl>,
+    pub rated: bool,
+    /// RFC 3339.
+    pub expires_at: String,
+    /// `open`, `accepted` or `expired`.
+    pub status: String,
+    /// The game, once accepted.
+    pub game_id: Option<Uuid>,
+}
+
+/// Who invites.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteCreator {
+    pub id: Uuid,
+    pub name: String,
+}

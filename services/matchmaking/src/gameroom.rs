@@ -1,0 +1,54 @@
+//! Creating games through game-room's internal endpoint: matchmaking knows
+//! no game-room code, only its URL and the service token.
+
+use std::time::Duration;
+
+use mancala_platform::{ApiError, ExposeSecret, SecretString};
+use mancala_proto::ErrorCode;
+use mancala_proto::game::{CreateGame, CreatedGame};
+
+/// A client of game-room's internal API; cheap to clone.
+#[derive(Clone)]
+pub struct GameRoom {
+    base: String,
+    token: SecretString,
+}
+
+impl GameRoom {
+    pub fn new(base: &str, token: SecretString) -> GameRoom {
+        GameRoom {
+            base: base.trim_end_matches('/').to_owned(),
+            token,
+        }
+    }
+
+    /// Creates a game; any failure is `unavailable` (retry) to the caller.
+    pub async fn create(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
+        let unavailable = |why: String| {
+            tracing::warn!(why, "creating a game in game-room");
+            ApiError::new(ErrorCode::Unavailable, "games cannot be created now; retry")
+        };
+        // A client per call: awc's client is tied to the task that made it.
+        let client = awc::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .finish();
+        let mut response = client
+            .post(format!("{}/internal/v1/games", self.base))
+            .bearer_auth(self.token.expose_secret())
+            .send_json(request)
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        let body = response
+            .body()
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(unavailable(format!(
+                "{}: {}",
+                response.status(),
+                String::from_utf8_lossy(&body)
+            )));
+        }
+        serde_json::from_slice(&body).map_err(|e| unavailable(e.to_string()))
+    }
+}

@@ -1,0 +1,134 @@
+//! Games made on request: against the AI (the human picks the side), and
+//! hotseat games (two people on one device). Both are casual.
+
+use actix_web::{HttpResponse, web};
+use mancala_ai::{AnyAi, Level};
+use mancala_platform::{ApiError, Authenticated};
+use mancala_proto::game::{CreateGame, SeatRequest};
+use mancala_proto::lobby::{AiGameRequest, HotseatRequest, LobbyStats, NewGameAnswer, Side};
+use mancala_proto::{ErrorBody, ErrorCode};
+use mancala_rules::Variant;
+
+use crate::lobby;
+use crate::queue::pairer::QueueDeps;
+
+fn invalid(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidInput, message)
+}
+
+fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
+    let variant = Variant::try_from(spec).map_err(|e| invalid(e.to_string()))?;
+    if !variant.is_playable() {
+        return Err(invalid("this board is for analysis only"));
+    }
+    Ok(variant)
+}
+
+/// Play the AI.
+///
+/// The seed's "start second against the intermediate AI" is
+/// `{"side": "second", "level": "intermediate"}`.
+#[utoipa::path(
+    post,
+    path = "/v1/ai-games",
+    tag = "games",
+    request_body = AiGameRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The game", body = NewGameAnswer),
+        (status = 400, description = "`invalid_input`: unknown level or variant", body = ErrorBody),
+        (status = 401, description = "`unauthenticated`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn ai_game(
+    caller: Authenticated,
+    deps: web::Data<QueueDeps>,
+    body: web::Json<AiGameRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let variant = playable(body.variant)?;
+    let level: Level = body
+        .level
+        .parse()
+        .map_err(|_| invalid("unknown AI level"))?;
+    if AnyAi::new(variant, level, 0).is_err() {
+        return Err(invalid(format!("no {level} AI for {variant}")));
+    }
+    let seat = match body.side {
+        Side::First => 0,
+        Side::Second => 1,
+        Side::Random => (deps.clock.now_millis() % 2) as u8,
+    };
+    let human = SeatRequest::Player {
+        id: caller.player_id,
+        rating: None,
+        rd: None,
+    };
+    let ai = SeatRequest::Ai {
+        level: level.name().to_owned(),
+    };
+    let seats = if seat == 0 { [human, ai] } else { [ai, human] };
+    create(&deps, body.variant, seats, body.time_control, seat).await
+}
+
+/// Two people, one device.
+#[utoipa::path(
+    post,
+    path = "/v1/hotseat-games",
+    tag = "games",
+    request_body = HotseatRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The game (the caller holds both seats)", body = NewGameAnswer),
+        (status = 401, description = "`unauthenticated`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn hotseat_game(
+    caller: Authenticated,
+    deps: web::Data<QueueDeps>,
+    body: web::Json<HotseatRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    playable(body.variant)?;
+    let seat = || SeatRequest::Player {
+        id: caller.player_id,
+        rating: None,
+        rd: None,
+    };
+    create(&deps, body.variant, [seat(), seat()], body.time_control, 0).await
+}
+
+async fn create(
+    deps: &QueueDeps,
+    variant: mancala_proto::VariantSpec,
+    seats: [SeatRequest; 2],
+    time_control: Option<mancala_proto::game::TimeControl>,
+    seat: u8,
+) -> Result<HttpResponse, ApiError> {
+    let request = CreateGame {
+        variant,
+        seats,
+        rated: false,
+        time_control,
+        room: false,
+    };
+    let created = deps.game_room.create(&request).await?;
+    Ok(HttpResponse::Created().json(NewGameAnswer {
+        game_id: created.id,
+        seat,
+        ws_path: created.play_path,
+    }))
+}
+
+/// How busy the platform is: players online, waiting per queue, playing.
+#[utoipa::path(
+    get,
+    path = "/v1/lobby/stats",
+    tag = "lobby",
+    responses((status = 200, description = "The figures", body = LobbyStats))
+)]
+pub(crate) async fn lobby_stats(
+    deps: web::Data<QueueDeps>,
+) -> Result<web::Json<LobbyStats>, ApiError> {
+    Ok(web::Json(lobby::stats(&deps).await?))
+}

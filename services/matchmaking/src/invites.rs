@@ -1,0 +1,239 @@
+//! Friend invites: a one-time random code behind a URL. Accepting creates
+//! the friend room and its first game: the creator moves first.
+
+use actix_web::{HttpResponse, web};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use mancala_platform::{ApiError, Authenticated};
+use mancala_proto::game::{CreateGame, SeatRequest, TimeControl};
+use mancala_proto::lobby::{Invite, InviteCreator, InviteRequest, NewGameAnswer};
+use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
+use mancala_rules::Variant;
+use uuid::Uuid;
+
+use crate::queue::pairer::QueueDeps;
+
+/// How long an invite waits for its friend.
+const INVITE_LIFE_SECS: f64 = 24.0 * 3600.0;
+
+fn now(deps: &QueueDeps) -> f64 {
+    deps.clock.now_millis() as f64 / 1000.0
+}
+
+fn url(deps: &QueueDeps, code: &str) -> String {
+    format!(
+        "{}/invite/{code}",
+        deps.settings.public_url.trim_end_matches('/')
+    )
+}
+
+/// Invite a friend.
+#[utoipa::path(
+    post,
+    path = "/v1/invites",
+    tag = "invites",
+    request_body = InviteRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The invite, with the link to share", body = Invite),
+        (status = 401, description = "`unauthenticated`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn create(
+    caller: Authenticated,
+    deps: web::Data<QueueDeps>,
+    body: web::Json<InviteRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let variant = Variant::try_from(body.variant)
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
+    if !variant.is_playable() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "this board is for analysis only",
+        ));
+    }
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|_| ApiError::internal())?;
+    let code = URL_SAFE_NO_PAD.encode(bytes);
+    let spec =
+        serde_json::to_value(VariantSpec::from(variant)).map_err(|_| ApiError::internal())?;
+    let now = now(&deps);
+    sqlx::query!(
+        "INSERT INTO invites (code, creator, variant, clock_initial_secs, clock_increment_secs, rated,
+                              created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), to_timestamp($8))",
+        code,
+        caller.player_id,
+        spec,
+        body.time_control.map(|tc| tc.initial_secs as i32),
+        body.time_control.map(|tc| tc.increment_secs as i32),
+        body.rated,
+        now,
+        now + INVITE_LIFE_SECS,
+    )
+    .execute(&deps.postgres)
+    .await?;
+    let invite = find(&deps, &code).await?;
+    Ok(HttpResponse::Created().json(invite))
+}
+
+async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
+    let row = sqlx::query!(
+        r#"SELECT i.code, i.creator, p.display_name, i.variant, i.clock_initial_secs,
+                  i.clock_increment_secs, i.rated, i.game_id,
+                  to_char(i.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "expires_at!",
+                  i.expires_at <= to_timestamp($2) AS "expired!"
+           FROM invites i JOIN players p ON p.id = i.creator
+           WHERE i.code = $1"#,
+        code,
+        now(deps),
+    )
+    .fetch_optional(&deps.postgres)
+    .await?
+    .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such invite"))?;
+    let variant: VariantSpec =
+        serde_json::from_value(row.variant).map_err(|_| ApiError::internal())?;
+    let time_control =
+        row.clock_initial_secs
+            .zip(row.clock_increment_secs)
+            .map(|(initial, increment)| TimeControl {
+                initial_secs: initial as u32,
+                increment_secs: increment as u32,
+            });
+    let status = if row.game_id.is_some() {
+        "accepted"
+    } else if row.expired {
+        "expired"
+    } else {
+        "open"
+    };
+    Ok(Invite {
+        url: url(deps, &row.code),
+        code: row.code,
+        creator: InviteCreator {
+            id: row.creator,
+            name: row.display_name,
+        },
+        variant,
+        time_control,
+        rated: row.rated,
+        expires_at: row.expires_at,
+        status: status.to_owned(),
+        game_id: row.game_id,
+    })
+}
+
+/// Who invites, and to what.
+#[utoipa::path(
+    get,
+    path = "/v1/invites/{code}",
+    tag = "invites",
+    params(("code" = String, Path, description = "The invite's code")),
+    responses(
+        (status = 200, description = "The invite", body = Invite),
+        (status = 404, description = "`not_found`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn show(
+    code: web::Path<String>,
+    deps: web::Data<QueueDeps>,
+) -> Result<web::Json<Invite>, ApiError> {
+    Ok(web::Json(find(&deps, &code).await?))
+}
+
+/// Accept an invite: the room and its first game are made.
+#[utoipa::path(
+    post,
+    path = "/v1/invites/{code}/accept",
+    tag = "invites",
+    params(("code" = String, Path, description = "The invite's code")),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "The first game; the joiner moves second", body = NewGameAnswer),
+        (status = 404, description = "`not_found`", body = ErrorBody),
+        (status = 409, description = "`not_allowed` (your own invite) or `invite_used`", body = ErrorBody),
+        (status = 410, description = "`invite_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn accept(
+    caller: Authenticated,
+    code: web::Path<String>,
+    deps: web::Data<QueueDeps>,
+) -> Result<HttpResponse, ApiError> {
+    let invite = find(&deps, &code).await?;
+    if invite.creator.id == caller.player_id {
+        return Err(ApiError::new(
+            ErrorCode::NotAllowed,
+            "this is your own invite",
+        ));
+    }
+    match invite.status.as_str() {
+        "accepted" => {
+            return Err(ApiError::new(
+                ErrorCode::InviteUsed,
+                "this invite was already accepted",
+            ));
+        }
+        "expired" => {
+            return Err(ApiError::new(
+                ErrorCode::InviteExpired,
+                "this invite has expired",
+            ));
+        }
+        _ => {}
+    }
+    // Claim the code first, atomically: one acceptance only.
+    let claimed = sqlx::query!(
+        "UPDATE invites SET accepted_by = $2
+         WHERE code = $1 AND accepted_by IS NULL AND expires_at > to_timestamp($3)",
+        invite.code,
+        caller.player_id,
+        now(&deps),
+    )
+    .execute(&deps.postgres)
+    .await?;
+    if claimed.rows_affected() != 1 {
+        return Err(ApiError::new(
+            ErrorCode::InviteUsed,
+            "this invite was already accepted",
+        ));
+    }
+    let seat = |id: Uuid| SeatRequest::Player {
+        id,
+        rating: None,
+        rd: None,
+    };
+    let request = CreateGame {
+        variant: invite.variant,
+        seats: [seat(invite.creator.id), seat(caller.player_id)],
+        rated: invite.rated,
+        time_control: invite.time_control,
+        room: true,
+    };
+    let created = match deps.game_room.create(&request).await {
+        Ok(created) => created,
+        Err(error) => {
+            // Give the code back, so the friend can try again.
+            sqlx::query!(
+                "UPDATE invites SET accepted_by = NULL WHERE code = $1",
+                invite.code
+            )
+            .execute(&deps.postgres)
+            .await?;
+            return Err(error);
+        }
+    };
+    sqlx::query!(
+        "UPDATE invites SET game_id = $2 WHERE code = $1",
+        invite.code,
+        created.id
+    )
+    .execute(&deps.postgres)
+    .await?;
+    Ok(HttpResponse::Created().json(NewGameAnswer {
+        game_id: created.id,
+        seat: 1,
+        ws_path: created.play_path,
+    }))
+}

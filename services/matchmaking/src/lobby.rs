@@ -1,0 +1,351 @@
+//! `GET /v1/lobby`: a player's lobby socket. The first message is `auth`;
+//! then `queue_join` and `queue_leave`. The socket hears `matched` on the
+//! player's Redis channel from whichever instance paired them, and gets
+//! `queue_status` and `lobby_stats` every few seconds.
+
+use std::collections::BTreeMap;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+use mancala_platform::{ApiError, Authenticator, Redis};
+use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
+use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, LobbyStats, QueueStatus};
+use mancala_proto::{ErrorBody, ErrorCode};
+use redis::AsyncCommands;
+use uuid::Uuid;
+
+use crate::queue::pairer::{QueueDeps, player_channel};
+use crate::queue::pairing::Ticket;
+use crate::queue::{QueueSpec, store};
+use crate::ratings;
+
+/// Largest lobby message.
+const MAX_FRAME: usize = 2048;
+/// Message credits: a burst, refilled per second.
+const BURST: f64 = 20.0;
+const PER_SECOND: f64 = 5.0;
+
+/// Players with any socket open, scored by when that stops counting.
+const ONLINE: &str = "online";
+/// Players in live games, kept by game-room the same way.
+const PLAYING: &str = "playing";
+
+/// Counts a player online until `until` (clock ms).
+pub async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
+    let marked: Result<(), _> = redis
+        .connection()
+        .zadd(redis.key(ONLINE), player.to_string(), until)
+        .await;
+    if let Err(error) = marked {
+        tracing::warn!(%error, "marking a player online");
+    }
+}
+
+/// The figures of the lobby, from Redis: right across instances, and with
+/// no drift when one dies (every entry expires unless refreshed).
+pub async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
+    let now = deps.clock.now_millis() as f64;
+    let connection = deps.redis.connection();
+    let count = |key: String| {
+        let mut connection = connection.clone();
+        async move {
+            let _: () = connection.zrembyscore(&key, "-inf", now - 1.0).await?;
+            connection.zcount::<_, _, _, u64>(&key, now, "+inf").await
+        }
+    };
+    let online = count(deps.redis.key(ONLINE)).await?;
+    let playing = count(deps.redis.key(PLAYING)).await?;
+    let mut in_queue = BTreeMap::new();
+    for queue in &deps.settings.queues {
+        in_queue.insert(queue.clone(), store::waiting(&deps.redis, queue).await?);
+    }
+    Ok(LobbyStats {
+        online,
+        in_queue,
+        playing,
+    })
+}
+
+pub async fn lobby(
+    request: HttpRequest,
+    body: web::Payload,
+    deps: web::Data<QueueDeps>,
+    authenticator: web::Data<Authenticator>,
+) -> Result<HttpResponse, ApiError> {
+    let (response, session, stream) = actix_ws::handle(&request, body)
+        .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
+    let stream = stream
+        .max_frame_size(MAX_FRAME)
+        .aggregate_continuations()
+        .max_continuation_size(MAX_FRAME);
+    let deps = deps.get_ref().clone();
+    let authenticator = authenticator.get_ref().clone();
+    actix_web::rt::spawn(async move {
+        let mut lobby = Lobby {
+            session,
+            deps,
+            player: None,
+            credits: BURST,
+            credited_at: 0,
+        };
+        lobby.run(stream, authenticator).await;
+    });
+    Ok(response)
+}
+
+struct Lobby {
+    session: actix_ws::Session,
+    deps: QueueDeps,
+    player: Option<Uuid>,
+    credits: f64,
+    credited_at: u64,
+}
+
+impl Lobby {
+    async fn send(&mut self, message: &LobbyServerMessage) -> bool {
+        let text = serde_json::to_string(message).unwrap_or_default();
+        self.session.text(text).await.is_ok()
+    }
+
+    async fn error(&mut self, code: ErrorCode, message: &str) -> bool {
+        self.send(&LobbyServerMessage::Error(ErrorBody {
+            code,
+            message: message.to_owned(),
+        }))
+        .await
+    }
+
+    async fn close(&mut self, code: u16, reason: &str) {
+        let reason = CloseReason {
+            code: CloseCode::from(code),
+            description: Some(reason.to_owned()),
+        };
+        let _ = self.session.clone().close(Some(reason)).await;
+    }
+
+    fn take_credit(&mut self) -> bool {
+        let now = self.deps.clock.now_millis();
+        let elapsed = now.saturating_sub(self.credited_at) as f64 / 1000.0;
+        self.credits = (self.credits + elapsed * PER_SECOND).min(BURST);
+        self.credited_at = now;
+        if self.credits >= 1.0 {
+            self.credits -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    async fn keep_alive(&self, player: Uuid) {
+        let now = self.deps.clock.now_millis();
+        let grace = self.deps.settings.lobby_grace.as_millis() as u64;
+        if let Err(error) = store::keep_alive(&self.deps.redis, player, now + grace).await {
+            tracing::warn!(%error, "keeping tickets alive");
+        }
+        mark_online(&self.deps.redis, player, now + grace.max(30_000)).await;
+    }
+
+    async fn run(
+        &mut self,
+        mut stream: actix_ws::AggregatedMessageStream,
+        authenticator: Authenticator,
+    ) {
+        self.credited_at = self.deps.clock.now_millis();
+        let opened = self.credited_at;
+        let mut tick = tokio::time::interval(self.deps.settings.tick);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut subscription = None;
+        let mut last_stats = 0u64;
+        loop {
+            let channel = async {
+                match subscription.as_mut() {
+                    Some(sub) => {
+                        let sub: &mut mancala_platform::pubsub::Subscription = sub;
+                        sub.receiver.recv().await.ok()
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                frame = stream.recv() => {
+                    let text = match frame {
+                        Some(Ok(AggregatedMessage::Text(text))) => text,
+                        Some(Ok(AggregatedMessage::Ping(bytes))) => {
+                            let _ = self.session.pong(&bytes).await;
+                            continue;
+                        }
+                        Some(Ok(AggregatedMessage::Pong(_))) => continue,
+                        Some(Err(actix_ws::ProtocolError::Overflow)) => {
+                            self.error(ErrorCode::PayloadTooLarge, "frame too large").await;
+                            self.close(CLOSE_TOO_BIG, "frame too large").await;
+                            break;
+                        }
+                        Some(Ok(AggregatedMessage::Binary(_))) => {
+                            self.error(ErrorCode::MalformedJson, "messages are JSON text").await;
+                            continue;
+                        }
+                        _ => break,
+                    };
+                    if !self.take_credit() {
+                        self.error(ErrorCode::RateLimited, "too many messages").await;
+                        self.close(CLOSE_POLICY, "too many messages").await;
+                        break;
+                    }
+                    let message: LobbyClientMessage = match serde_json::from_str(&text) {
+                        Ok(message) => message,
+                        Err(error) => {
+                            let text = error.to_string();
+                            let code = if text.contains("unknown field") { ErrorCode::UnknownField } else { ErrorCode::MalformedJson };
+                            if self.player.is_none() {
+                                self.error(code, &text).await;
+                                self.close(CLOSE_POLICY, "the first message must be auth").await;
+                                break;
+                            }
+                            self.error(code, &text).await;
+                            continue;
+                        }
+                    };
+                    match (self.player, message) {
+                        (None, LobbyClientMessage::Auth { token }) => match authenticator.player(&token) {
+                            Ok(player) => {
+                                self.player = Some(player);
+                                subscription = Some(self.deps.pubsub.subscribe(&player_channel(player)).await);
+                                self.keep_alive(player).await;
+                                if let Ok(stats) = stats(&self.deps).await {
+                                    self.send(&LobbyServerMessage::LobbyStats(stats)).await;
+                                }
+                            }
+                            Err(error) => {
+                                self.error(error.code, &error.message).await;
+                                self.close(CLOSE_POLICY, "bad token").await;
+                                break;
+                            }
+                        },
+                        (None, _) => {
+                            self.error(ErrorCode::Unauthenticated, "the first message must be auth").await;
+                            self.close(CLOSE_POLICY, "the first message must be auth").await;
+                            break;
+                        }
+                        (Some(_), LobbyClientMessage::Auth { .. }) => {
+                            self.error(ErrorCode::InvalidInput, "already authenticated").await;
+                        }
+                        (Some(player), LobbyClientMessage::QueueJoin { variant, time_control }) => {
+                            self.join(player, &QueueSpec::name_of(&variant, time_control)).await;
+                        }
+                        (Some(player), LobbyClientMessage::QueueLeave { variant, time_control }) => {
+                            let queue = variant.zip(time_control).map(|(v, tc)| QueueSpec::name_of(&v, tc));
+                            if let Err(error) = store::leave(&self.deps.redis, player, queue.as_deref()).await {
+                                tracing::warn!(%error, "leaving a queue");
+                                self.error(ErrorCode::Unavailable, "retry shortly").await;
+                            }
+                        }
+                        (Some(_), LobbyClientMessage::Ping) => {
+                            self.send(&LobbyServerMessage::Pong).await;
+                        }
+                    }
+                }
+                Some(text) = channel => {
+                    if self.session.text(text).await.is_err() {
+                        break;
+                    }
+                }
+                _ = tick.tick() => {
+                    let now = self.deps.clock.now_millis();
+                    let Some(player) = self.player else {
+                        if now.saturating_sub(opened) >= self.deps.settings.auth_timeout.as_millis() as u64 {
+                            self.error(ErrorCode::Unauthenticated, "no auth message in time").await;
+                            self.close(CLOSE_POLICY, "no auth message in time").await;
+                            break;
+                        }
+                        continue;
+                    };
+                    self.keep_alive(player).await;
+                    self.statuses(player).await;
+                    if now.saturating_sub(last_stats) >= self.deps.settings.stats_every.as_millis() as u64 {
+                        last_stats = now;
+                        if let Ok(stats) = stats(&self.deps).await
+                            && !self.send(&LobbyServerMessage::LobbyStats(stats)).await
+                        {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    async fn join(&mut self, player: Uuid, queue: &str) {
+        let Some(spec) = QueueSpec::parse(queue)
+            .filter(|_| self.deps.settings.queues.iter().any(|q| q == queue))
+        else {
+            self.error(ErrorCode::InvalidInput, &format!("no ranked queue {queue}"))
+                .await;
+            return;
+        };
+        let deps = &self.deps;
+        let joined = async {
+            let rating = ratings::rating(&deps.postgres, player, &spec.variant)
+                .await
+                .map_err(|_| ())?;
+            let ticket = Ticket {
+                player,
+                rating: rating.rating,
+                rd: rating.rd,
+                joined_ms: deps.clock.now_millis(),
+                last_opponent: store::last_opponent(&deps.redis, queue, player)
+                    .await
+                    .map_err(|_| ())?,
+                first_balance: store::first_balance(&deps.redis, player)
+                    .await
+                    .map_err(|_| ())?,
+            };
+            store::join(&deps.redis, queue, &ticket)
+                .await
+                .map_err(|_| ())
+        }
+        .await;
+        if joined.is_err() {
+            self.error(ErrorCode::Unavailable, "the queue is unavailable; retry")
+                .await;
+            return;
+        }
+        self.statuses(player).await;
+    }
+
+    /// `queue_status` for every queue the player waits in.
+    async fn statuses(&mut self, player: Uuid) {
+        let deps = self.deps.clone();
+        let Ok(queues) = store::queues_of(&deps.redis, player).await else {
+            return;
+        };
+        let now = deps.clock.now_millis();
+        for queue in queues {
+            let Ok(tickets) = store::tickets(&deps.redis, &queue).await else {
+                continue;
+            };
+            let Some(mine) = tickets.iter().find(|ticket| ticket.player == player) else {
+                continue;
+            };
+            let fallback_at = mine.joined_ms + deps.settings.ai_fallback.as_millis() as u64;
+            let ai_fallback_in_ms = fallback_at.saturating_sub(now);
+            let window = deps.rules.window(mine, now);
+            let near = tickets
+                .iter()
+                .any(|other| other.player != player && deps.rules.allowed(mine, other, now));
+            let status = QueueStatus {
+                queue,
+                waiting: tickets.len() as u64,
+                window,
+                estimated_wait_ms: if near {
+                    deps.rules.wave_ms
+                } else {
+                    ai_fallback_in_ms
+                },
+                ai_fallback_in_ms,
+            };
+            if !self.send(&LobbyServerMessage::QueueStatus(status)).await {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! The pairing loop of one queue. Every instance runs one per queue; only
+//! the holder of the queue's lease pairs, and every claim carries the
+//! lease's fencing token, so two instances that both believe they lead
+//! still never pair a player twice.
+
+use std::sync::Arc;
+
+use mancala_platform::pubsub::PubSub;
+use mancala_platform::{Clock, Redis};
+use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest};
+use mancala_proto::lobby::{LobbyServerMessage, Matched};
+use mancala_proto::{ErrorBody, VariantSpec};
+use mancala_rules::Variant;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::QueueSpec;
+use super::pairing::{PairingRules, Ticket, first_mover, pair};
+use super::store::{self, Claim};
+use crate::config::MatchSettings;
+use crate::gameroom::GameRoom;
+use crate::ratings;
+
+/// What the pairing loops share.
+#[derive(Clone)]
+pub struct QueueDeps {
+    pub postgres: PgPool,
+    pub redis: Redis,
+    pub pubsub: PubSub,
+    pub clock: Clock,
+    pub settings: Arc<MatchSettings>,
+    pub game_room: GameRoom,
+    pub rules: PairingRules,
+}
+
+/// The channel a player's lobby sockets listen on.
+pub fn player_channel(player: Uuid) -> String {
+    format!("player:{player}")
+}
+
+/// Starts one pairing loop per configured queue, for as long as the process
+/// runs.
+pub fn spawn_pairers(deps: QueueDeps) {
+    for name in deps.settings.queues.clone() {
+        if let Some(queue) = QueueSpec::parse(&name) {
+            let deps = deps.clone();
+            actix_web::rt::spawn(async move { run(deps, queue).await });
+        }
+    }
+}
+
+async fn run(deps: QueueDeps, queue: QueueSpec) {
+    let mut ticks = tokio::time::interval(deps.settings.wave);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut token = None;
+    let lease_ms = (deps.settings.wave.as_millis() as u64 * 3).max(1_000);
+    loop {
+        ticks.tick().await;
+        token = match store::lead(
+            &deps.redis,
+            &queue.name,
+            &deps.settings.instance,
+            token,
+            lease_ms,
+        )
+        .await
+        {
+            Ok(token) => token,
+            Err(error) => {
+                tracing::warn!(%error, queue = queue.name, "queue lease");
+                None
+            }
+        };
+        if let Some(token) = token
+            && let Err(error) = tick(&deps, &queue, token).await
+        {
+            tracing::warn!(%error, queue = queue.name, "pairing tick");
+        }
+    }
+}
+
+/// One pairing wave.
+pub async fn tick(
+    deps: &QueueDeps,
+    queue: &QueueSpec,
+    token: u64,
+) -> Result<(), redis::RedisError> {
+    let now = deps.clock.now_millis();
+    let alive = store::alive(&deps.redis, now).await?;
+    let mut tickets = Vec::new();
+    for ticket in store::tickets(&deps.redis, &queue.name).await? {
+        if alive.contains(&ticket.player) {
+            tickets.push(ticket);
+        } else {
+            // Their last lobby socket closed longer ago than the grace.
+            store::leave(&deps.redis, ticket.player, Some(&queue.name)).await?;
+        }
+    }
+    let pairs = pair(&tickets, &deps.rules, now);
+    let mut paired = vec![false; tickets.len()];
+    for (a, b) in pairs {
+        match store::claim(
+            &deps.redis,
+            &queue.name,
+            token,
+            &[tickets[a].player, tickets[b].player],
+        )
+        .await?
+        {
+            Claim::Claimed => {
+                paired[a] = true;
+                paired[b] = true;
+                start_game(deps, queue, &tickets[a], &tickets[b]).await;
+            }
+            Claim::Gone => {}
+            Claim::Fenced => return Ok(()),
+        }
+    }
+    let fallback = deps.settings.ai_fallback.as_millis() as u64;
+    for (index, ticket) in tickets.iter().enumerate() {
+        if paired[index] || now.saturating_sub(ticket.joined_ms) < fallback {
+            continue;
+        }
+        match store::claim(&deps.redis, &queue.name, token, &[ticket.player]).await? {
+            Claim::Claimed => start_ai_game(deps, queue, ticket).await,
+            Claim::Gone => {}
+            Claim::Fenced => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+fn variant_spec(queue: &QueueSpec) -> VariantSpec {
+    match queue.variant.as_str() {
+        "oware" => VariantSpec::Oware,
+        "mangala" => VariantSpec::Mangala,
+        _ => VariantSpec::from(Variant::Kalah(Default::default())),
+    }
+}
+
+async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
+    SeatInfo {
+        player: Some(ticket.player),
+        name: ratings::name(&deps.postgres, ticket.player)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        ai: None,
+        rating: Some(ticket.rating),
+    }
+}
+
+async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
+    let text = serde_json::to_string(message).unwrap_or_default();
+    deps.pubsub.publish(&player_channel(player), &text).await;
+}
+
+/// Puts claimed players back, at their old place, when their game could
+/// not be made: nobody is lost.
+async fn requeue(deps: &QueueDeps, queue: &QueueSpec, tickets: &[&Ticket], why: ErrorBody) {
+    for ticket in tickets {
+        if let Err(error) = store::join(&deps.redis, &queue.name, ticket).await {
+            tracing::error!(%error, player = %ticket.player, "requeueing a player");
+        }
+        tell(deps, ticket.player, &LobbyServerMessage::Error(why.clone())).await;
+    }
+}
+
+async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
+    let coin = deps.clock.now_millis().is_multiple_of(2);
+    let (first, second) = if first_mover(a, b, coin) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let seat = |ticket: &Ticket| SeatRequest::Player {
+        id: ticket.player,
+        rating: Some(ticket.rating),
+        rd: Some(ticket.rd),
+    };
+    let request = CreateGame {
+        variant: variant_spec(queue),
+        seats: [seat(first), seat(second)],
+        rated: true,
+        time_control: Some(queue.time_control),
+        room: false,
+    };
+    let created = match deps.game_room.create(&request).await {
+        Ok(created) => created,
+        Err(error) => {
+            let why = ErrorBody {
+                code: error.code,
+                message: "the game could not be made; you are back in the queue".into(),
+            };
+            requeue(deps, queue, &[a, b], why).await;
+            return;
+        }
+    };
+    metrics::counter!("matches_total", "queue" => queue.name.clone()).increment(1);
+    let _ = store::record_first(&deps.redis, first.player, second.player).await;
+    let _ = store::record_opponents(&deps.redis, &queue.name, first.player, second.player).await;
+    let infos = [seat_info(deps, first).await, seat_info(deps, second).await];
+    for (seat, ticket) in [(0u8, first), (1u8, second)] {
+        let matched = Matched {
+            game_id: created.id,
+            queue: queue.name.clone(),
+            seat,
+            opponent: infos[1 - seat as usize].clone(),
+            ws_path: created.play_path.clone(),
+        };
+        tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
+    }
+}
+
+async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
+    let variant = Variant::try_from(variant_spec(queue)).unwrap_or(Variant::Oware);
+    let level = mancala_ai::level_near(variant, ticket.rating);
+    let balance_first = ticket.first_balance <= 0;
+    let human = SeatRequest::Player {
+        id: ticket.player,
+        rating: Some(ticket.rating),
+        rd: Some(ticket.rd),
+    };
+    let ai = SeatRequest::Ai {
+        level: level.name().to_owned(),
+    };
+    let (seats, seat) = if balance_first {
+        ([human, ai], 0)
+    } else {
+        ([ai, human], 1)
+    };
+    let request = CreateGame {
+        variant: variant_spec(queue),
+        seats,
+        // Rating a fallback game against the level's calibrated rating is
+        // the rating service's part; game-room keeps AI games casual.
+        rated: false,
+        time_control: Some(queue.time_control),
+        room: false,
+    };
+    let created = match deps.game_room.create(&request).await {
+        Ok(created) => created,
+        Err(error) => {
+            let why = ErrorBody {
+                code: error.code,
+                message: "the game could not be made; you are back in the queue".into(),
+            };
+            requeue(deps, queue, &[ticket], why).await;
+            return;
+        }
+    };
+    metrics::counter!("ai_fallbacks_total", "queue" => queue.name.clone()).increment(1);
+    let matched = Matched {
+        game_id: created.id,
+        queue: queue.name.clone(),
+        seat,
+        opponent: SeatInfo {
+            player: None,
+            name: level.name().to_owned(),
+            ai: Some(level.name().to_owned()),
+            rating: mancala_ai::rating(variant, level),
+        },
+        ws_path: created.play_path,
+    };
+    tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
+}

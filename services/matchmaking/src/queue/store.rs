@@ -1,0 +1,299 @@
+//! Tickets in Redis, shared by every matchmaking instance.
+//!
+//! Keys, under the deployment's prefix:
+//! - `queue:{queue}:tickets`: a hash of player → ticket;
+//! - `player:{id}:queues`: the queues a player waits in;
+//! - `lobby:alive`: players with a lobby socket, scored by when that stops
+//!   counting (clock ms); tickets of players past it are dropped;
+//! - `lease:queue:{queue}` and `fence:queue:{queue}`: the pairing lease and
+//!   its fencing token;
+//! - `player:{id}:firsts`: recent first moves minus second moves.
+//!
+//! Taking tickets out of every queue of a player is one Lua script that
+//! also checks the fencing token: a pair is claimed at most once, and a
+//! pairer that lost its lease claims nothing.
+
+use std::collections::HashSet;
+
+use mancala_platform::Redis;
+use redis::AsyncCommands;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::pairing::Ticket;
+
+/// A ticket as stored (the player is the hash field).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Stored {
+    rating: f64,
+    rd: f64,
+    joined_ms: u64,
+    last_opponent: Option<Uuid>,
+    first_balance: i32,
+}
+
+/// Claims tickets: checks the fence, checks every player still waits in
+/// this queue, then removes each from all their queues. 1 claimed, 0 gone,
+/// -1 fenced off.
+const CLAIM: &str = r#"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+for i = 3, #ARGV do
+    if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 0 then return 0 end
+end
+for i = 3, #ARGV do
+    local set = ARGV[2] .. 'player:' .. ARGV[i] .. ':queues'
+    for _, queue in ipairs(redis.call('SMEMBERS', set)) do
+        redis.call('HDEL', ARGV[2] .. 'queue:' .. queue .. ':tickets', ARGV[i])
+    end
+    redis.call('DEL', set)
+end
+return 1"#;
+
+/// Renews a lease only while it is ours.
+const RENEW: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0"#;
+
+/// What claiming came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    Claimed,
+    /// A ticket was no longer there (left, or paired elsewhere).
+    Gone,
+    /// The fencing token is stale: another instance pairs this queue now.
+    Fenced,
+}
+
+fn tickets_key(redis: &Redis, queue: &str) -> String {
+    redis.key(&format!("queue:{queue}:tickets"))
+}
+
+/// Puts a player in a queue (replacing an earlier ticket there).
+pub async fn join(redis: &Redis, queue: &str, ticket: &Ticket) -> Result<(), redis::RedisError> {
+    let stored = Stored {
+        rating: ticket.rating,
+        rd: ticket.rd,
+        joined_ms: ticket.joined_ms,
+        last_opponent: ticket.last_opponent,
+        first_balance: ticket.first_balance,
+    };
+    let text = serde_json::to_string(&stored).unwrap_or_default();
+    let player = ticket.player.to_string();
+    let mut connection = redis.connection();
+    redis::pipe()
+        .atomic()
+        .hset(tickets_key(redis, queue), &player, text)
+        .ignore()
+        .sadd(redis.key(&format!("player:{player}:queues")), queue)
+        .ignore()
+        .query_async::<()>(&mut connection)
+        .await
+}
+
+/// Takes a player out of one queue, or of all (`None`).
+pub async fn leave(
+    redis: &Redis,
+    player: Uuid,
+    queue: Option<&str>,
+) -> Result<(), redis::RedisError> {
+    let set = redis.key(&format!("player:{player}:queues"));
+    let mut connection = redis.connection();
+    let queues: Vec<String> = match queue {
+        Some(queue) => vec![queue.to_owned()],
+        None => connection.smembers(&set).await?,
+    };
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    for queue in &queues {
+        pipe.hdel(tickets_key(redis, queue), player.to_string())
+            .ignore();
+        pipe.srem(&set, queue).ignore();
+    }
+    pipe.query_async::<()>(&mut connection).await
+}
+
+/// The queues a player waits in.
+pub async fn queues_of(redis: &Redis, player: Uuid) -> Result<Vec<String>, redis::RedisError> {
+    redis
+        .connection()
+        .smembers(redis.key(&format!("player:{player}:queues")))
+        .await
+}
+
+/// Every ticket of a queue.
+pub async fn tickets(redis: &Redis, queue: &str) -> Result<Vec<Ticket>, redis::RedisError> {
+    let all: Vec<(String, String)> = redis
+        .connection()
+        .hgetall(tickets_key(redis, queue))
+        .await?;
+    Ok(all
+        .into_iter()
+        .filter_map(|(player, text)| {
+            let stored: Stored = serde_json::from_str(&text).ok()?;
+            Some(Ticket {
+                player: Uuid::parse_str(&player).ok()?,
+                rating: stored.rating,
+                rd: stored.rd,
+                joined_ms: stored.joined_ms,
+                last_opponent: stored.last_opponent,
+                first_balance: stored.first_balance,
+            })
+        })
+        .collect())
+}
+
+/// How many wait in a queue.
+pub async fn waiting(redis: &Redis, queue: &str) -> Result<u64, redis::RedisError> {
+    redis.connection().hlen(tickets_key(redis, queue)).await
+}
+
+/// Notes that a player's lobby socket is open until `until` (clock ms).
+pub async fn keep_alive(redis: &Redis, player: Uuid, until: u64) -> Result<(), redis::RedisError> {
+    redis
+        .connection()
+        .zadd(redis.key("lobby:alive"), player.to_string(), until)
+        .await
+}
+
+/// Players whose lobby socket counts at `now`.
+pub async fn alive(redis: &Redis, now: u64) -> Result<HashSet<Uuid>, redis::RedisError> {
+    let key = redis.key("lobby:alive");
+    let mut connection = redis.connection();
+    let _: () = connection
+        .zrembyscore(&key, "-inf", now as f64 - 1.0)
+        .await?;
+    let players: Vec<String> = connection.zrangebyscore(&key, now as f64, "+inf").await?;
+    Ok(players
+        .iter()
+        .filter_map(|p| Uuid::parse_str(p).ok())
+        .collect())
+}
+
+/// Takes the queue's pairing lease (or keeps it); the fencing token while
+/// held, `None` when another instance holds it.
+pub async fn lead(
+    redis: &Redis,
+    queue: &str,
+    instance: &str,
+    held: Option<u64>,
+    lease_ms: u64,
+) -> Result<Option<u64>, redis::RedisError> {
+    let lease = redis.key(&format!("lease:queue:{queue}"));
+    let fence = redis.key(&format!("fence:queue:{queue}"));
+    let mut connection = redis.connection();
+    if let Some(token) = held {
+        let renewed: i64 = redis::Script::new(RENEW)
+            .key(&lease)
+            .arg(instance)
+            .arg(lease_ms)
+            .invoke_async(&mut connection)
+            .await?;
+        if renewed == 1 {
+            return Ok(Some(token));
+        }
+    }
+    let taken: Option<String> = redis::cmd("SET")
+        .arg(&lease)
+        .arg(instance)
+        .arg("NX")
+        .arg("PX")
+        .arg(lease_ms)
+        .query_async(&mut connection)
+        .await?;
+    if taken.is_none() {
+        return Ok(None);
+    }
+    // A new leader: a new token, which fences off every earlier one.
+    let token: u64 = connection.incr(&fence, 1u64).await?;
+    Ok(Some(token))
+}
+
+/// Claims `players`' tickets in `queue` under fencing token `token`.
+pub async fn claim(
+    redis: &Redis,
+    queue: &str,
+    token: u64,
+    players: &[Uuid],
+) -> Result<Claim, redis::RedisError> {
+    let claim = redis::Script::new(CLAIM);
+    let mut script = claim.prepare_invoke();
+    script
+        .key(redis.key(&format!("fence:queue:{queue}")))
+        .key(tickets_key(redis, queue))
+        .arg(token)
+        .arg(redis.key(""));
+    for player in players {
+        script.arg(player.to_string());
+    }
+    let result: i64 = script.invoke_async(&mut redis.connection()).await?;
+    Ok(match result {
+        1 => Claim::Claimed,
+        -1 => Claim::Fenced,
+        _ => Claim::Gone,
+    })
+}
+
+/// Records who moved first, for the next pairing's balance.
+pub async fn record_first(
+    redis: &Redis,
+    first: Uuid,
+    second: Uuid,
+) -> Result<(), redis::RedisError> {
+    let mut connection = redis.connection();
+    redis::pipe()
+        .incr(redis.key(&format!("player:{first}:firsts")), 1)
+        .ignore()
+        .incr(redis.key(&format!("player:{second}:firsts")), -1)
+        .ignore()
+        .query_async::<()>(&mut connection)
+        .await
+}
+
+/// A player's first-move balance.
+pub async fn first_balance(redis: &Redis, player: Uuid) -> Result<i32, redis::RedisError> {
+    let balance: Option<i32> = redis
+        .connection()
+        .get(redis.key(&format!("player:{player}:firsts")))
+        .await?;
+    Ok(balance.unwrap_or(0))
+}
+
+/// Remembers two players just met in `queue` (for an hour).
+pub async fn record_opponents(
+    redis: &Redis,
+    queue: &str,
+    a: Uuid,
+    b: Uuid,
+) -> Result<(), redis::RedisError> {
+    let mut connection = redis.connection();
+    redis::pipe()
+        .set_ex(
+            redis.key(&format!("player:{a}:last:{queue}")),
+            b.to_string(),
+            3600,
+        )
+        .ignore()
+        .set_ex(
+            redis.key(&format!("player:{b}:last:{queue}")),
+            a.to_string(),
+            3600,
+        )
+        .ignore()
+        .query_async::<()>(&mut connection)
+        .await
+}
+
+/// A player's last opponent in `queue`.
+pub async fn last_opponent(
+    redis: &Redis,
+    queue: &str,
+    player: Uuid,
+) -> Result<Option<Uuid>, redis::RedisError> {
+    let last: Option<String> = redis
+        .connection()
+        .get(redis.key(&format!("player:{player}:last:{queue}")))
+        .await?;
+    Ok(last.and_then(|text| Uuid::parse_str(&text).ok()))
+}
