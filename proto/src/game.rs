@@ -110,6 +110,10 @@ pub enum ServerMessage {
     /// This instance does not host the game: connect to `url` (the socket
     /// closes with 4001).
     Elsewhere { url: Option<String> },
+    /// After a rated game: each seat's rating before and after.
+    RatingChange {
+        changes: Vec<crate::rating::RatingDelta>,
+    },
     /// How many watch the game.
     Watchers { count: u32 },
     /// Something the client sent was refused; nothing changed.

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod error;
 pub mod game;
 pub mod lobby;
+pub mod rating;
 pub mod schema;
 pub mod variant;
 

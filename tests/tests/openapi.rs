@@ -12,6 +12,7 @@ use utoipa::OpenApi;
 fn merged() -> String {
     let mut document = mancala_matchmaking::openapi::ApiDoc::openapi();
     document.merge(mancala_game_room::openapi::ApiDoc::openapi());
+    document.merge(mancala_rating::openapi::ApiDoc::openapi());
     let mut text = document.to_pretty_json().unwrap();
     text.push('\n');
     text

@@ -66,6 +66,14 @@ impl Hub {
         self.inner.pubsub.publish(&Hub::channel(game), text).await;
     }
 
+    /// Wakes the rating service's workers.
+    pub async fn wake_ratings(&self, game: Uuid) {
+        self.inner
+            .pubsub
+            .publish("ratings", &game.to_string())
+            .await;
+    }
+
     /// Records which seats have a player connected, for watchers that
     /// join on other instances.
     pub async fn set_presence(&self, game: Uuid, connected: [bool; 2]) {

@@ -351,6 +351,11 @@ impl Actor {
     /// Watcher counts come from every instance through the hub; the other
     /// events on the channel are this task's own.
     fn relay_watchers(&mut self, text: ByteString) {
+        // Rating changes come from the rating service, for the players.
+        if text.starts_with(r#"{"t":"rating_change""#) {
+            let _ = self.events.send(Outbound::Text(text));
+            return;
+        }
         if !text.starts_with(r#"{"t":"watchers""#) {
             return;
         }
@@ -512,6 +517,14 @@ impl Actor {
         Next::Continue
     }
 
+    /// Tells the rating service a rated game ended (its outbox row is
+    /// committed); polling covers a lost notice.
+    async fn wake_ratings(&self) {
+        if self.live.info().rated {
+            self.deps.hub.wake_ratings(self.live.id()).await;
+        }
+    }
+
     /// Counts this game's connected players as online and playing in the
     /// lobby's figures (entries expire unless refreshed, so a dead instance
     /// leaves no drift).
@@ -619,6 +632,7 @@ impl Actor {
         if let Some(over) = over {
             self.emit(&ServerMessage::Over(over), Some((over.version, None)))
                 .await;
+            self.wake_ratings().await;
         }
         Ok(Vec::new())
     }
@@ -674,6 +688,7 @@ impl Actor {
         self.absent_since = [None, None];
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
             .await;
+        self.wake_ratings().await;
         Ok(())
     }
 

@@ -1,0 +1,81 @@
+//! The rating service's REST bodies, and the rating change players see
+//! after a rated game.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// One seat's rating change, sent to a finished game's sockets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatingDelta {
+    pub seat: u8,
+    pub before: f64,
+    pub after: f64,
+}
+
+/// A place on a leaderboard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaderboardEntry {
+    pub rank: u64,
+    pub player: Uuid,
+    pub name: String,
+    pub rating: f64,
+    pub rd: f64,
+    pub games: u32,
+}
+
+/// `GET /v1/leaderboard/{variant}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Leaderboard {
+    pub variant: String,
+    pub entries: Vec<LeaderboardEntry>,
+}
+
+/// `GET /v1/leaderboard/{variant}/me`: the rank, or why there is none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MyRank {
+    pub rank: Option<u64>,
+    /// `guest`, `no_rating`, `provisional` (RD too high), `few_games` or
+    /// `inactive`, when unranked.
+    pub reason: Option<String>,
+}
+
+/// A player's rating in one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VariantRating {
+    pub variant: String,
+    pub rating: f64,
+    /// As of now: it grows while the player does not play.
+    pub rd: f64,
+    pub provisional: bool,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// `GET /v1/players/{id}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub id: Uuid,
+    pub name: String,
+    pub guest: bool,
+    pub ratings: Vec<VariantRating>,
+}
+
+/// A point of the rating chart.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatingPoint {
+    pub game_id: Uuid,
+    /// RFC 3339.
+    pub at: String,
+    pub rating: f64,
+}

@@ -1,0 +1,142 @@
+//! Assembling the service: workers, the leaderboard rebuild, routes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web;
+use mancala_platform::jwt::{TokenSigner, TokenVerifier};
+use mancala_platform::pubsub::PubSub;
+use mancala_platform::{
+    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
+    connect_postgres, serve,
+};
+use sqlx::PgPool;
+
+use crate::config::RatingSettings;
+use crate::leaderboard;
+use crate::routes;
+use crate::worker::Rater;
+
+/// How often the boards are rebuilt from Postgres (eligibility lapses
+/// with time, not only with games).
+const REBUILD_EVERY: Duration = Duration::from_secs(3600);
+
+/// The rating service's state.
+#[derive(Clone)]
+pub struct RatingService {
+    rater: Rater,
+    authenticator: Authenticator,
+}
+
+impl RatingService {
+    pub fn new(
+        postgres: PgPool,
+        redis: Redis,
+        settings: &Settings,
+        rating_settings: RatingSettings,
+        clock: Clock,
+    ) -> Result<RatingService, StartError> {
+        let public = match (&settings.jwt_public_key, &settings.jwt_private_key) {
+            (Some(public), _) => public.clone(),
+            (None, Some(seed)) => TokenSigner::from_seed(seed, "", "", 1)?
+                .public_key()
+                .to_owned(),
+            (None, None) => {
+                return Err(StartError::Other(
+                    "set APP_JWT_PUBLIC_KEY (or APP_JWT_PRIVATE_KEY) to verify players".into(),
+                ));
+            }
+        };
+        let verifier = TokenVerifier::from_public_key(
+            &public,
+            &settings.jwt_issuer,
+            &settings.jwt_audience,
+            settings.jwt_leeway.as_secs(),
+        )?;
+        let rater = Rater {
+            postgres,
+            pubsub: PubSub::start(redis.clone()),
+            redis,
+            clock: clock.clone(),
+            settings: Arc::new(rating_settings),
+        };
+        Ok(RatingService {
+            rater,
+            authenticator: Authenticator::new(verifier, clock),
+        })
+    }
+
+    pub fn rater(&self) -> &Rater {
+        &self.rater
+    }
+
+    /// Rebuilds the boards now and hourly, and starts the workers.
+    pub fn start_background(&self) {
+        let rater = self.rater.clone();
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(REBUILD_EVERY);
+            loop {
+                ticks.tick().await;
+                match leaderboard::rebuild(&rater).await {
+                    Ok(ranked) => tracing::info!(ranked, "leaderboards rebuilt"),
+                    Err(error) => tracing::warn!(%error, "rebuilding leaderboards"),
+                }
+            }
+        });
+        self.rater.spawn_workers(self.rater.settings.workers);
+    }
+
+    pub fn configure(&self, config: &mut web::ServiceConfig) {
+        config
+            .app_data(web::Data::new(self.rater.clone()))
+            .app_data(web::Data::new(self.authenticator.clone()))
+            .configure(routes::configure);
+    }
+}
+
+/// The rating binary.
+pub struct Application {
+    bound: Bound,
+    service: RatingService,
+}
+
+impl Application {
+    pub async fn build(
+        settings: Settings,
+        rating_settings: RatingSettings,
+        clock: Clock,
+    ) -> Result<Application, StartError> {
+        let postgres = connect_postgres(&settings.database_url, 16).await?;
+        MIGRATOR.run(&postgres).await?;
+        let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let service = RatingService::new(
+            postgres.clone(),
+            redis.clone(),
+            &settings,
+            rating_settings,
+            clock,
+        )?;
+        service.start_background();
+        let routes = service.clone();
+        let bound = serve(
+            settings.bind,
+            Readiness { postgres, redis },
+            move |config| {
+                routes.configure(config);
+            },
+        )?;
+        Ok(Application { bound, service })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.bound.address.port()
+    }
+
+    pub fn service(&self) -> &RatingService {
+        &self.service
+    }
+
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.bound.run_until_signal(|| async {}).await
+    }
+}

@@ -1,0 +1,41 @@
+//! `rating`: Glicko-2 updates, leaderboards and profiles, on their own port.
+
+use std::process::ExitCode;
+
+use mancala_platform::telemetry::init_logging;
+use mancala_platform::{Clock, Settings};
+use mancala_rating::{Application, RatingSettings};
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    let settings = match Settings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            eprintln!("rating: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    init_logging(settings.log_format);
+    let rating_settings = match RatingSettings::from_env() {
+        Ok(settings) => settings,
+        Err(error) => {
+            tracing::error!(%error, "bad settings");
+            return ExitCode::from(2);
+        }
+    };
+    let application = match Application::build(settings, rating_settings, Clock::system()).await {
+        Ok(application) => application,
+        Err(error) => {
+            tracing::error!(%error, "cannot start");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(port = application.port(), "rating listening");
+    match application.run_until_stopped().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "server failed");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Leaderboards and profiles.
+
+use actix_web::web;
+use mancala_platform::{ApiError, Authenticated};
+use mancala_proto::rating::{Leaderboard, MyRank, Profile, RatingPoint, VariantRating};
+use mancala_proto::{ErrorBody, ErrorCode};
+use serde::Deserialize;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::leaderboard::{self, VARIANTS};
+use crate::worker::Rater;
+
+pub fn configure(config: &mut web::ServiceConfig) {
+    config
+        .route("/v1/leaderboard/{variant}/me", web::get().to(my_rank))
+        .route("/v1/leaderboard/{variant}", web::get().to(board))
+        .route("/v1/players/{id}/ratings/{variant}", web::get().to(history))
+        .route("/v1/players/{id}", web::get().to(profile));
+}
+
+fn variant(name: &str) -> Result<&'static str, ApiError> {
+    VARIANTS
+        .into_iter()
+        .find(|known| *known == name)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no variant {name:?}")))
+}
+
+fn store_error(error: Box<dyn std::error::Error>) -> ApiError {
+    tracing::warn!(%error, "leaderboard store");
+    ApiError::new(
+        ErrorCode::Unavailable,
+        "the leaderboard is unavailable; retry",
+    )
+}
+
+/// Paging of a leaderboard.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PageQuery {
+    offset: Option<u64>,
+    /// 1 to 100; 50 by default.
+    limit: Option<u64>,
+}
+
+/// A variant's leaderboard: registered players with a settled rating.
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboard/{variant}",
+    tag = "ratings",
+    params(("variant" = String, Path, description = "kalah, oware or mangala"), PageQuery),
+    responses(
+        (status = 200, description = "A page, best first", body = Leaderboard),
+        (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
+    )
+)]
+pub(crate) async fn board(
+    name: web::Path<String>,
+    query: web::Query<PageQuery>,
+    rater: web::Data<Rater>,
+) -> Result<web::Json<Leaderboard>, ApiError> {
+    let variant = variant(&name)?;
+    let limit = query.limit.unwrap_or(50);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::new(ErrorCode::InvalidInput, "limit is 1 to 100"));
+    }
+    let entries = leaderboard::page(&rater, variant, query.offset.unwrap_or(0), limit)
+        .await
+        .map_err(store_error)?;
+    Ok(web::Json(Leaderboard {
+        variant: variant.to_owned(),
+        entries,
+    }))
+}
+
+/// The caller's rank, or why they have none.
+#[utoipa::path(
+    get,
+    path = "/v1/leaderboard/{variant}/me",
+    tag = "ratings",
+    params(("variant" = String, Path, description = "kalah, oware or mangala")),
+    security(("bearer" = [])),
+    responses((status = 200, description = "The rank or the reason", body = MyRank))
+)]
+pub(crate) async fn my_rank(
+    caller: Authenticated,
+    name: web::Path<String>,
+    rater: web::Data<Rater>,
+) -> Result<web::Json<MyRank>, ApiError> {
+    let variant = variant(&name)?;
+    Ok(web::Json(
+        leaderboard::my_rank(&rater, caller.player_id, variant)
+            .await
+            .map_err(store_error)?,
+    ))
+}
+
+/// A player's profile: ratings per variant, with W/D/L.
+#[utoipa::path(
+    get,
+    path = "/v1/players/{id}",
+    tag = "ratings",
+    params(("id" = Uuid, Path, description = "The player")),
+    responses(
+        (status = 200, description = "The profile", body = Profile),
+        (status = 404, description = "`not_found`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn profile(
+    id: web::Path<Uuid>,
+    rater: web::Data<Rater>,
+) -> Result<web::Json<Profile>, ApiError> {
+    let id = id.into_inner();
+    let player = sqlx::query!(
+        r#"SELECT p.display_name,
+                  NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
+           FROM players p WHERE p.id = $1"#,
+        id,
+    )
+    .fetch_optional(&rater.postgres)
+    .await?
+    .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such player"))?;
+    let now = rater.clock.now_millis() as f64 / 1000.0;
+    let rows = sqlx::query!(
+        r#"SELECT r.variant, r.rating, r.rd, r.volatility, r.games,
+                  extract(epoch FROM r.last_rated_at)::float8 AS last_rated,
+                  count(h.*) FILTER (WHERE h.result = 'win') AS "wins!",
+                  count(h.*) FILTER (WHERE h.result = 'draw') AS "draws!",
+                  count(h.*) FILTER (WHERE h.result = 'loss') AS "losses!"
+           FROM ratings r
+           LEFT JOIN rating_history h ON h.player_id = r.player_id AND h.variant = r.variant
+           WHERE r.player_id = $1
+           GROUP BY r.variant, r.rating, r.rd, r.volatility, r.games, r.last_rated_at
+           ORDER BY r.variant"#,
+        id,
+    )
+    .fetch_all(&rater.postgres)
+    .await?;
+    let rules = &rater.settings.rules;
+    let ratings = rows
+        .into_iter()
+        .map(|row| {
+            let stored = crate::glicko::Rating {
+                rating: row.rating,
+                rd: row.rd,
+                volatility: row.volatility,
+            };
+            let rd = row.last_rated.map_or(row.rd, |last| {
+                rules.rd_after(stored, (now - last) / 86_400.0)
+            });
+            VariantRating {
+                variant: row.variant,
+                rating: row.rating,
+                rd,
+                provisional: rules.provisional(rd),
+                games: row.games.max(0) as u32,
+                wins: row.wins as u32,
+                draws: row.draws as u32,
+                losses: row.losses as u32,
+            }
+        })
+        .collect();
+    Ok(web::Json(Profile {
+        id,
+        name: player.display_name,
+        guest: player.guest,
+        ratings,
+    }))
+}
+
+/// A player's rating after each rated game of a variant, for a chart.
+#[utoipa::path(
+    get,
+    path = "/v1/players/{id}/ratings/{variant}",
+    tag = "ratings",
+    params(
+        ("id" = Uuid, Path, description = "The player"),
+        ("variant" = String, Path, description = "kalah, oware or mangala"),
+    ),
+    responses((status = 200, description = "Oldest first", body = [RatingPoint]))
+)]
+pub(crate) async fn history(
+    path: web::Path<(Uuid, String)>,
+    rater: web::Data<Rater>,
+) -> Result<web::Json<Vec<RatingPoint>>, ApiError> {
+    let (id, name) = path.into_inner();
+    let variant = variant(&name)?;
+    let rows = sqlx::query!(
+        r#"SELECT game_id, rating_after,
+                  to_char(rated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "at!"
+           FROM rating_history WHERE player_id = $1 AND variant = $2
+           ORDER BY rated_at, game_id"#,
+        id,
+        variant,
+    )
+    .fetch_all(&rater.postgres)
+    .await?;
+    Ok(web::Json(
+        rows.into_iter()
+            .map(|row| RatingPoint {
+                game_id: row.game_id,
+                at: row.at,
+                rating: row.rating_after,
+            })
+            .collect(),
+    ))
+}
