@@ -89,10 +89,12 @@ impl Api {
         service_token: &str,
         variant: &str,
         seats: [uuid::Uuid; 2],
+        rated: bool,
     ) -> Result<CreatedGame, ClientError> {
         let body = json!({
             "variant": {"variant": variant},
             "seats": [{"player": {"id": seats[0]}}, {"player": {"id": seats[1]}}],
+            "rated": rated,
         });
         let created = self
             .post(

@@ -111,6 +111,7 @@ async fn play_one(
             &args.service_token,
             &args.variant,
             [players[0].player.id, players[1].player.id],
+            false,
         )
         .await?;
     let mut sockets = Vec::with_capacity(2);
