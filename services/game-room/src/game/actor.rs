@@ -339,7 +339,23 @@ impl Actor {
     async fn close_room(&mut self) -> Next {
         let over = self.live.aborted(EndReason::RoomClosed);
         if self.end(over).await.is_err() {
-            return Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance");
+            // The room sweeper may have closed the room (and aborted this
+            // game) a moment before this task's timer did: the same end.
+            let closed = match self.live.info().room {
+                Some(room) => store::room_deadline(&self.deps.postgres, room)
+                    .await
+                    .ok()
+                    .flatten()
+                    .is_some_and(|(_, closed)| closed),
+                None => false,
+            };
+            if !closed {
+                return Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance");
+            }
+            self.live.finish(over);
+            self.emit(&ServerMessage::Over(over), Some((over.version, None)))
+                .await;
+            return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
         }
         let now = self.now() as f64 / 1000.0;
         if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, 0.0).await {
