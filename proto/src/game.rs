@@ -363,6 +363,10 @@ pub enum SeatRequest {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
+    /// The game's id, chosen by the caller so that a retried request
+    /// (after a lost answer) makes the game once. Made up when absent.
+    #[serde(default)]
+    pub id: Option<Uuid>,
     pub variant: VariantSpec,
     /// Seat 0 (moves first), then seat 1. The same player in both seats
     /// makes a hotseat game (two people on one device).

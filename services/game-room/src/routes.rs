@@ -142,8 +142,23 @@ pub(crate) async fn create_game(
     let seats: [NewSeat; 2] = seats.try_into().map_err(|_| invalid("two seats"))?;
     let now = now(&rooms);
     let room = body.room.then(Uuid::now_v7);
+    if let Some(id) = body.id
+        && let Some(existing) = store::game(postgres, id).await?
+    {
+        // A retry of a request whose answer was lost: the same game again.
+        let same =
+            existing.seat0_player == seats[0].player && existing.seat1_player == seats[1].player;
+        if !same {
+            return Err(invalid("this game id is taken"));
+        }
+        return Ok(HttpResponse::Created().json(CreatedGame {
+            id,
+            play_path: format!("/v1/games/{id}/play"),
+            watch_path: format!("/v1/games/{id}/watch"),
+        }));
+    }
     let game = NewGame {
-        id: Uuid::now_v7(),
+        id: body.id.unwrap_or_else(Uuid::now_v7),
         variant: serde_json::to_value(VariantSpec::from(variant))
             .map_err(|_| ApiError::internal())?,
         seats,

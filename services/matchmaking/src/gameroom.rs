@@ -22,15 +22,30 @@ impl GameRoom {
         }
     }
 
-    /// Creates a game; any failure is `unavailable` (retry) to the caller.
+    /// Creates a game, retrying a few times with the same game id (so a
+    /// lost answer cannot make two games); any failure is `unavailable`.
     pub async fn create(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
+        let mut request = request.clone();
+        request.id.get_or_insert_with(uuid::Uuid::now_v7);
+        let mut last = None;
+        for attempt in 0..3u64 {
+            match self.create_once(&request).await {
+                Ok(created) => return Ok(created),
+                Err(error) => last = Some(error),
+            }
+            tokio::time::sleep(Duration::from_millis(200 * (attempt + 1))).await;
+        }
+        Err(last.unwrap_or_else(ApiError::internal))
+    }
+
+    async fn create_once(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
         let unavailable = |why: String| {
             tracing::warn!(why, "creating a game in game-room");
             ApiError::new(ErrorCode::Unavailable, "games cannot be created now; retry")
         };
         // A client per call: awc's client is tied to the task that made it.
         let client = awc::Client::builder()
-            .timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(15))
             .finish();
         let mut response = client
             .post(format!("{}/internal/v1/games", self.base))

@@ -106,6 +106,7 @@ async fn create(
     seat: u8,
 ) -> Result<HttpResponse, ApiError> {
     let request = CreateGame {
+        id: None,
         variant,
         seats,
         rated: false,

@@ -205,6 +205,7 @@ pub(crate) async fn accept(
         rd: None,
     };
     let request = CreateGame {
+        id: None,
         variant: invite.variant,
         seats: [seat(invite.creator.id), seat(caller.player_id)],
         rated: invite.rated,

@@ -180,6 +180,7 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
         rd: Some(ticket.rd),
     };
     let request = CreateGame {
+        id: None,
         variant: variant_spec(queue),
         seats: [seat(first), seat(second)],
         rated: true,
@@ -231,6 +232,7 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
         ([ai, human], 1)
     };
     let request = CreateGame {
+        id: None,
         variant: variant_spec(queue),
         seats,
         // Rating a fallback game against the level's calibrated rating is
