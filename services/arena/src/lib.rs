@@ -1,0 +1,93 @@
+//! The three services in one process, on one port: what a newcomer runs.
+//! Each service mounts its own routes (`configure`), exactly as its own
+//! binary does; matchmaking reaches game-room's internal endpoint on this
+//! same port.
+
+use std::net::SocketAddr;
+
+use mancala_game_room::{GameRoom, RoomSettings};
+use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
+use mancala_platform::{
+    Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError, connect_postgres, serve_on,
+};
+use mancala_rating::{RatingService, RatingSettings};
+
+/// Everything each service reads, from one environment.
+pub struct ArenaSettings {
+    pub shared: Settings,
+    pub accounts: AccountSettings,
+    pub matching: MatchSettings,
+    pub rooms: RoomSettings,
+    pub rating: RatingSettings,
+}
+
+/// The running arena.
+pub struct Arena {
+    bound: Bound,
+    game_room: GameRoom,
+}
+
+impl Arena {
+    /// Connects the stores once, migrates, mounts the three services.
+    pub async fn build(mut settings: ArenaSettings, clock: Clock) -> Result<Arena, StartError> {
+        let listener = std::net::TcpListener::bind(settings.shared.bind)?;
+        let address: SocketAddr = listener.local_addr()?;
+        let own = format!("http://{address}");
+        // Matchmaking creates games through game-room's endpoint, here.
+        settings.matching.game_room_url = own.clone();
+        settings.rooms.internal_token = settings.matching.internal_token.clone();
+        settings.rooms.public_url.get_or_insert(own);
+        if settings.shared.jwt_private_key.is_none() {
+            // One key for the signer and the verifiers of this process.
+            settings.shared.jwt_private_key = Some(mancala_platform::jwt::random_seed());
+        }
+        let shared = &settings.shared;
+        let postgres = connect_postgres(&shared.database_url, 32).await?;
+        MIGRATOR.run(&postgres).await?;
+        let redis = Redis::connect(&shared.redis_url, &shared.redis_prefix).await?;
+        let matchmaking = Matchmaking::new(
+            postgres.clone(),
+            redis.clone(),
+            shared,
+            settings.accounts,
+            settings.matching,
+            clock.clone(),
+        )?;
+        let game_room = GameRoom::new(
+            postgres.clone(),
+            redis.clone(),
+            shared,
+            settings.rooms,
+            clock.clone(),
+        )?;
+        let rating = RatingService::new(
+            postgres.clone(),
+            redis.clone(),
+            shared,
+            settings.rating,
+            clock,
+        )?;
+        matchmaking.spawn_housekeeping();
+        matchmaking.spawn_pairers();
+        rating.start_background();
+        let routes = (matchmaking, game_room.clone(), rating);
+        let bound = serve_on(listener, Readiness { postgres, redis }, move |config| {
+            routes.0.configure(config);
+            routes.1.configure(config);
+            routes.2.configure(config);
+        })?;
+        Ok(Arena { bound, game_room })
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.bound.address
+    }
+
+    /// Serves until SIGINT/SIGTERM, then drains the hosted games.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let rooms = self.game_room.rooms().clone();
+        self.bound
+            .run_until_signal(|| async move { rooms.drain().await })
+            .await
+    }
+}

@@ -1,0 +1,124 @@
+//! The real `arena` binary, started as a process against the real Postgres
+//! and Redis (a fresh database and key prefix): a guest signs in, starts a
+//! game against the AI, plays a move over the game socket, and the AI
+//! answers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use awc::ws::{Frame, Message};
+use futures_util::{SinkExt, StreamExt};
+use mancala_platform::ExposeSecret;
+use mancala_platform::testing::{TestStores, database_url, redis_url};
+use serde_json::{Value, json};
+
+struct Process(std::process::Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn post(client: &awc::Client, url: String, body: Value, token: Option<&str>) -> Value {
+    let mut request = client.post(url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let mut response = request.send_json(&body).await.unwrap();
+    let bytes = response.body().await.unwrap();
+    assert!(
+        response.status().is_success(),
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[actix_web::test]
+async fn a_guest_plays_the_ai_on_the_one_process_arena() {
+    let stores = TestStores::new().await.unwrap();
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["--bind", "127.0.0.1:0"])
+        .env(
+            "DATABASE_URL",
+            database_url(&stores.database).expose_secret(),
+        )
+        .env("REDIS_URL", redis_url().expose_secret())
+        .env("APP_REDIS_PREFIX", &stores.prefix)
+        .env("APP_LOG_FORMAT", "json")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _process = Process(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let base = line.trim().rsplit(' ').next().unwrap().to_owned();
+    assert!(base.starts_with("http://127.0.0.1:"), "{line}");
+    println!("arena ready after {:?}", started.elapsed());
+
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .finish();
+    let guest = post(&client, format!("{base}/v1/auth/guest"), json!({}), None).await;
+    let token = guest["access_token"].as_str().unwrap().to_owned();
+    let game = post(
+        &client,
+        format!("{base}/v1/ai-games"),
+        json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"}),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(game["seat"], 0);
+    let url = format!(
+        "{}{}",
+        base.replacen("http", "ws", 1),
+        game["ws_path"].as_str().unwrap()
+    );
+    let (_, mut socket) = client.ws(url).connect().await.unwrap();
+    socket
+        .send(Message::Text(
+            json!({"t": "auth", "d": {"token": token}})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    socket
+        .send(Message::Text(
+            json!({"t": "move", "d": {"pit": 1, "ply": 1}})
+                .to_string()
+                .into(),
+        ))
+        .await
+        .unwrap();
+    let mut movers = Vec::new();
+    while movers.len() < 2 {
+        let frame = tokio::time::timeout(Duration::from_secs(10), socket.next())
+            .await
+            .expect("a message")
+            .unwrap()
+            .unwrap();
+        if let Frame::Text(bytes) = frame {
+            let message: Value = serde_json::from_slice(&bytes).unwrap();
+            if message["t"] == "moved" {
+                movers.push(message["d"]["by"].as_u64().unwrap());
+            }
+        }
+    }
+    assert_eq!(movers, [0, 1], "the human's move, then the AI's");
+    let (status, _) = {
+        let response = client.get(format!("{base}/readyz")).send().await.unwrap();
+        (response.status().as_u16(), ())
+    };
+    assert_eq!(status, 200);
+    drop(_process);
+    stores.cleanup().await.unwrap();
+}
