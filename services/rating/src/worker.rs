@@ -61,6 +61,23 @@ async fn load(
     player: Uuid,
     variant: &str,
 ) -> Result<Stored, sqlx::Error> {
+    // A row must exist to be locked: two workers rating a newcomer's first
+    // two games at once would otherwise both start from the defaults, and
+    // one update would be lost. The insert of a new key waits for the other
+    // transaction's, then the lock below reads its committed result.
+    let initial = rater.settings.rules.initial();
+    sqlx::query!(
+        "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games)
+         VALUES ($1, $2, $3, $4, $5, 0)
+         ON CONFLICT (player_id, variant) DO NOTHING",
+        player,
+        variant,
+        initial.rating,
+        initial.rd,
+        initial.volatility,
+    )
+    .execute(&mut *connection)
+    .await?;
     let row = sqlx::query!(
         r#"SELECT rating, rd, volatility, games,
                   extract(epoch FROM last_rated_at)::float8 AS last_rated

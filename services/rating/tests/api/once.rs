@@ -80,3 +80,21 @@ async fn a_worker_that_dies_mid_transaction_leaves_the_game_for_the_next() {
     assert_eq!(world.rating(north).await.unwrap().2, 1);
     world.cleanup().await;
 }
+
+#[actix_web::test]
+async fn two_workers_rating_a_newcomers_first_games_lose_no_update() {
+    let world = World::new().await;
+    let (south, north) = (
+        world.player("south", false).await,
+        world.player("north", false).await,
+    );
+    world.rated_game(south, north, "p0").await;
+    world.rated_game(south, north, "p1").await;
+    let (first, second) = (world.rater().await, world.rater().await);
+    let (a, b) = tokio::join!(first.apply_next(), second.apply_next());
+    assert!(matches!(a.unwrap(), Outcome::Applied(_)));
+    assert!(matches!(b.unwrap(), Outcome::Applied(_)));
+    assert_eq!(world.rating(south).await.unwrap().2, 2);
+    assert_eq!(world.rating(north).await.unwrap().2, 2);
+    world.cleanup().await;
+}
