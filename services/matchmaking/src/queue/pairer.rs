@@ -159,9 +159,20 @@ async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
 /// Puts claimed players back, at their old place, when their game could
 /// not be made: nobody is lost.
 async fn requeue(deps: &QueueDeps, queue: &QueueSpec, tickets: &[&Ticket], why: ErrorBody) {
+    tracing::warn!(
+        queue = queue.name,
+        players = tickets.len(),
+        "a game could not be made; requeueing"
+    );
     for ticket in tickets {
-        if let Err(error) = store::join(&deps.redis, &queue.name, ticket).await {
-            tracing::error!(%error, player = %ticket.player, "requeueing a player");
+        let mut attempt = 0u64;
+        while let Err(error) = store::join(&deps.redis, &queue.name, ticket).await {
+            attempt += 1;
+            if attempt >= 10 {
+                tracing::error!(%error, player = %ticket.player, "requeueing a player failed");
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100 * attempt)).await;
         }
         tell(deps, ticket.player, &LobbyServerMessage::Error(why.clone())).await;
     }

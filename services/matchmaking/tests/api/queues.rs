@@ -203,7 +203,22 @@ async fn two_instances_pair_a_thousand_tickets_exactly_once() {
     }
     if left != 0 {
         let remaining = store::tickets(redis, "kalah:3+2").await.unwrap();
-        panic!("{left} tickets left: {remaining:?}");
+        let mut games = Vec::new();
+        for ticket in &remaining {
+            let count: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM games WHERE seat0_player = $1 OR seat1_player = $1",
+            )
+            .bind(ticket.player)
+            .fetch_one(&app.stores.postgres)
+            .await
+            .unwrap();
+            games.push(count);
+        }
+        let total: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+            .fetch_one(&app.stores.postgres)
+            .await
+            .unwrap();
+        panic!("{left} tickets left: {remaining:?}, in {games:?} games; {total} games in all");
     }
     let seats: Vec<(Uuid, Uuid)> = sqlx::query_as("SELECT seat0_player, seat1_player FROM games")
         .fetch_all(&app.stores.postgres)
