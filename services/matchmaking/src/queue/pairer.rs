@@ -86,9 +86,14 @@ pub async fn tick(
     token: u64,
 ) -> Result<(), redis::RedisError> {
     let now = deps.clock.now_millis();
+    // Tickets first, then who is alive: a ticket's player was marked alive
+    // before they joined, so every ticket read here has its mark in the
+    // set read after. (The other order drops a player who joins between
+    // the two reads.)
+    let waiting = store::tickets(&deps.redis, &queue.name).await?;
     let alive = store::alive(&deps.redis, now).await?;
     let mut tickets = Vec::new();
-    for ticket in store::tickets(&deps.redis, &queue.name).await? {
+    for ticket in waiting {
         if alive.contains(&ticket.player) {
             tickets.push(ticket);
         } else {

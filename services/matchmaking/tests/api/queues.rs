@@ -218,12 +218,40 @@ async fn two_instances_pair_a_thousand_tickets_exactly_once() {
             .fetch_one(&app.stores.postgres)
             .await
             .unwrap();
-        panic!("{left} tickets left: {remaining:?}, in {games:?} games; {total} games in all");
+        let seated: Vec<(Uuid, Uuid)> =
+            sqlx::query_as("SELECT seat0_player, seat1_player FROM games")
+                .fetch_all(&app.stores.postgres)
+                .await
+                .unwrap();
+        let mut count: HashMap<Uuid, u32> = HashMap::new();
+        for (a, b) in &seated {
+            *count.entry(*a).or_default() += 1;
+            *count.entry(*b).or_default() += 1;
+        }
+        let twice: Vec<_> = count.iter().filter(|(_, n)| **n > 1).collect();
+        let lost: Vec<usize> = players
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !count.contains_key(p) && !remaining.iter().any(|t| t.player == **p))
+            .map(|(index, _)| index)
+            .collect();
+        panic!(
+            "{left} tickets left: {remaining:?}, in {games:?} games; {total} games in all; \
+             in two games: {twice:?}; in no game nor queue: {lost:?}"
+        );
     }
-    let seats: Vec<(Uuid, Uuid)> = sqlx::query_as("SELECT seat0_player, seat1_player FROM games")
-        .fetch_all(&app.stores.postgres)
-        .await
-        .unwrap();
+    // The last pairs were claimed; their games may still be on the way.
+    let mut seats: Vec<(Uuid, Uuid)> = Vec::new();
+    for _ in 0..600 {
+        seats = sqlx::query_as("SELECT seat0_player, seat1_player FROM games")
+            .fetch_all(&app.stores.postgres)
+            .await
+            .unwrap();
+        if seats.len() >= 500 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let mut count: HashMap<Uuid, u32> = HashMap::new();
     for (a, b) in &seats {
         *count.entry(*a).or_default() += 1;
