@@ -33,6 +33,29 @@ pub enum StartError {
     Io(#[from] std::io::Error),
 }
 
+/// The access-token verifier of a service that does not sign: with
+/// `APP_JWT_PUBLIC_KEY`, or, when only the private key is configured (one
+/// process running every service), with the key derived from it.
+pub fn token_verifier(settings: &crate::Settings) -> Result<crate::jwt::TokenVerifier, StartError> {
+    let public = match (&settings.jwt_public_key, &settings.jwt_private_key) {
+        (Some(public), _) => public.clone(),
+        (None, Some(seed)) => crate::jwt::TokenSigner::from_seed(seed, "", "", 1)?
+            .public_key()
+            .to_owned(),
+        (None, None) => {
+            return Err(StartError::Other(
+                "set APP_JWT_PUBLIC_KEY (or APP_JWT_PRIVATE_KEY) to verify players".into(),
+            ));
+        }
+    };
+    Ok(crate::jwt::TokenVerifier::from_public_key(
+        &public,
+        &settings.jwt_issuer,
+        &settings.jwt_audience,
+        settings.jwt_leeway.as_secs(),
+    )?)
+}
+
 /// A server bound to its port, not yet running.
 pub struct Bound {
     pub server: Server,

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use mancala_platform::jwt::{TokenSigner, TokenVerifier};
 use mancala_platform::{
     Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
     connect_postgres, serve_on,
@@ -37,23 +36,7 @@ impl GameRoom {
         room_settings: RoomSettings,
         clock: Clock,
     ) -> Result<GameRoom, StartError> {
-        let public = match (&settings.jwt_public_key, &settings.jwt_private_key) {
-            (Some(public), _) => public.clone(),
-            (None, Some(seed)) => TokenSigner::from_seed(seed, "", "", 1)?
-                .public_key()
-                .to_owned(),
-            (None, None) => {
-                return Err(StartError::Other(
-                    "set APP_JWT_PUBLIC_KEY (or APP_JWT_PRIVATE_KEY) to verify players".into(),
-                ));
-            }
-        };
-        let verifier = TokenVerifier::from_public_key(
-            &public,
-            &settings.jwt_issuer,
-            &settings.jwt_audience,
-            settings.jwt_leeway.as_secs(),
-        )?;
+        let verifier = mancala_platform::token_verifier(settings)?;
         let hub = Hub::start(redis.clone(), room_settings.instance.clone());
         let public_url = room_settings.public_url.clone();
         let internal_token = InternalToken(room_settings.internal_token.clone());

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::web;
-use mancala_platform::jwt::{TokenSigner, TokenVerifier};
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{
     Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
@@ -36,23 +35,7 @@ impl RatingService {
         rating_settings: RatingSettings,
         clock: Clock,
     ) -> Result<RatingService, StartError> {
-        let public = match (&settings.jwt_public_key, &settings.jwt_private_key) {
-            (Some(public), _) => public.clone(),
-            (None, Some(seed)) => TokenSigner::from_seed(seed, "", "", 1)?
-                .public_key()
-                .to_owned(),
-            (None, None) => {
-                return Err(StartError::Other(
-                    "set APP_JWT_PUBLIC_KEY (or APP_JWT_PRIVATE_KEY) to verify players".into(),
-                ));
-            }
-        };
-        let verifier = TokenVerifier::from_public_key(
-            &public,
-            &settings.jwt_issuer,
-            &settings.jwt_audience,
-            settings.jwt_leeway.as_secs(),
-        )?;
+        let verifier = mancala_platform::token_verifier(settings)?;
         let rater = Rater {
             postgres,
             pubsub: PubSub::start(redis.clone()),
