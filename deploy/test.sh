@@ -29,4 +29,6 @@ step "fuzz target builds"
 cargo check --quiet --manifest-path crates/rules/fuzz/Cargo.toml --locked
 
 step "cargo test"
+# The end-to-end tests start the service binaries as processes.
+cargo build --workspace --bins --locked
 cargo test --workspace --all-features --locked

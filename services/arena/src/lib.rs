@@ -4,6 +4,7 @@
 //! same port.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use mancala_game_room::{GameRoom, RoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
@@ -12,6 +13,8 @@ use mancala_platform::{
 };
 use mancala_rating::{RatingService, RatingSettings};
 
+pub mod web;
+
 /// Everything each service reads, from one environment.
 pub struct ArenaSettings {
     pub shared: Settings,
@@ -19,6 +22,8 @@ pub struct ArenaSettings {
     pub matching: MatchSettings,
     pub rooms: RoomSettings,
     pub rating: RatingSettings,
+    /// `APP_WEB_DIR`: the browser client's files.
+    pub web_dir: PathBuf,
 }
 
 /// The running arena.
@@ -70,11 +75,15 @@ impl Arena {
         matchmaking.spawn_housekeeping();
         matchmaking.spawn_pairers();
         rating.start_background();
-        let routes = (matchmaking, game_room.clone(), rating);
+        if !settings.web_dir.join("index.html").is_file() {
+            tracing::warn!(dir = %settings.web_dir.display(), "no web client here (APP_WEB_DIR)");
+        }
+        let routes = (matchmaking, game_room.clone(), rating, settings.web_dir);
         let bound = serve_on(listener, Readiness { postgres, redis }, move |config| {
             routes.0.configure(config);
             routes.1.configure(config);
             routes.2.configure(config);
+            web::configure(config, &routes.3);
         })?;
         Ok(Arena { bound, game_room })
     }

@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use mancala_arena::{Arena, ArenaSettings};
 use mancala_game_room::RoomSettings;
 use mancala_matchmaking::{AccountSettings, MatchSettings};
@@ -10,32 +9,21 @@ use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, Settings};
 use mancala_rating::RatingSettings;
 
-#[derive(Parser)]
-#[command(about = "Mancala Arena in one process")]
-struct Args {
-    /// Where to listen (overrides APP_BIND).
-    #[arg(long)]
-    bind: Option<String>,
-}
-
-fn settings(args: &Args) -> Result<ArenaSettings, mancala_platform::ConfigError> {
-    let mut vars: Vec<(String, String)> = std::env::vars().collect();
-    if let Some(bind) = &args.bind {
-        vars.push(("APP_BIND".into(), bind.clone()));
-    }
+fn settings(vars: Vec<(String, String)>) -> Result<ArenaSettings, mancala_platform::ConfigError> {
     Ok(ArenaSettings {
         shared: Settings::from_vars(vars.clone())?,
         accounts: AccountSettings::from_vars(vars.clone())?,
         matching: MatchSettings::from_vars(vars.clone())?,
         rooms: RoomSettings::from_vars(vars.clone())?,
-        rating: RatingSettings::from_vars(vars)?,
+        rating: RatingSettings::from_vars(vars.clone())?,
+        web_dir: mancala_arena::web::web_dir(&vars),
     })
 }
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
-    let settings = match settings(&args) {
+    let vars = mancala_platform::cli::environment("Mancala Arena in one process");
+    let settings = match settings(vars) {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("arena: {error}");

@@ -8,7 +8,8 @@ use mancala_platform::{Clock, Settings};
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let settings = match Settings::from_env() {
+    let vars = mancala_platform::cli::environment("Mancala Arena's game-room service");
+    let settings = match Settings::from_vars(vars.clone()) {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("game-room: {error}");
@@ -16,7 +17,7 @@ async fn main() -> ExitCode {
         }
     };
     init_logging(settings.log_format);
-    let room_settings = match RoomSettings::from_env() {
+    let room_settings = match RoomSettings::from_vars(vars) {
         Ok(settings) => settings,
         Err(error) => {
             tracing::error!(%error, "bad settings");

@@ -6,7 +6,8 @@ use mancala_platform::{Clock, Settings};
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    let settings = match Settings::from_env() {
+    let vars = mancala_platform::cli::environment("Mancala Arena's matchmaking service");
+    let settings = match Settings::from_vars(vars.clone()) {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("matchmaking: {error}");
@@ -14,14 +15,14 @@ async fn main() -> std::process::ExitCode {
         }
     };
     init_logging(settings.log_format);
-    let account_settings = match AccountSettings::from_env() {
+    let account_settings = match AccountSettings::from_vars(vars.clone()) {
         Ok(settings) => settings,
         Err(error) => {
             tracing::error!(%error, "bad settings");
             return std::process::ExitCode::from(2);
         }
     };
-    let match_settings = match MatchSettings::from_env() {
+    let match_settings = match MatchSettings::from_vars(vars) {
         Ok(settings) => settings,
         Err(error) => {
             tracing::error!(%error, "bad settings");

@@ -8,7 +8,8 @@ use mancala_rating::{Application, RatingSettings};
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let settings = match Settings::from_env() {
+    let vars = mancala_platform::cli::environment("Mancala Arena's rating service");
+    let settings = match Settings::from_vars(vars.clone()) {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("rating: {error}");
@@ -16,7 +17,7 @@ async fn main() -> ExitCode {
         }
     };
     init_logging(settings.log_format);
-    let rating_settings = match RatingSettings::from_env() {
+    let rating_settings = match RatingSettings::from_vars(vars) {
         Ok(settings) => settings,
         Err(error) => {
             tracing::error!(%error, "bad settings");
