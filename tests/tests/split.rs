@@ -260,6 +260,8 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
             ("APP_INSTANCE_ID", name.to_owned()),
             ("APP_PUBLIC_URL", format!("http://127.0.0.1:{port}")),
             ("APP_GAME_LEASE_SECS", "1".to_owned()),
+            // The players here move far faster than people can.
+            ("APP_WS_RATE", "200/100".to_owned()),
         ])
     };
     // The first process migrates the fresh database; the rest find it done.

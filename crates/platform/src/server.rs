@@ -100,6 +100,14 @@ where
             })
             .configure(routes.clone())
     })
+    // A socket carries small frames that must leave at once (a move, then
+    // the AI's reply); Nagle would hold the second until the client's
+    // delayed ACK, 40 ms later.
+    .on_connect(|connection, _| {
+        if let Some(stream) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
+            let _ = stream.set_nodelay(true);
+        }
+    })
     // Signals are handled in `run_until_signal`, so a service can drain
     // before the server stops.
     .disable_signals()
