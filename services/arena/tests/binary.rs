@@ -42,6 +42,15 @@ async fn post(client: &awc::Client, url: String, body: Value, token: Option<&str
 #[actix_web::test]
 async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     let stores = TestStores::new().await.unwrap();
+    let web =
+        std::env::temp_dir().join(format!("arena-web-{}", stores.prefix.trim_end_matches(':')));
+    std::fs::create_dir_all(&web).unwrap();
+    std::fs::write(
+        web.join("index.html"),
+        "<!doctype html><title>arena</title>",
+    )
+    .unwrap();
+    std::fs::write(web.join("app.js"), "export const ok = true;").unwrap();
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["--bind", "127.0.0.1:0"])
@@ -52,14 +61,22 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
         .env("REDIS_URL", redis_url().expose_secret())
         .env("APP_REDIS_PREFIX", &stores.prefix)
         .env("APP_LOG_FORMAT", "json")
+        .env("APP_WEB_DIR", &web)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
     let _process = Process(child);
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).unwrap();
+    // Log lines may come first; the ready line names the address.
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|line| line.starts_with("Mancala Arena is ready"))
+        .expect("the ready line");
+    // Keep reading so the child never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
     let base = line.trim().rsplit(' ').next().unwrap().to_owned();
     assert!(base.starts_with("http://127.0.0.1:"), "{line}");
     println!("arena ready after {:?}", started.elapsed());
@@ -67,6 +84,27 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     let client = awc::Client::builder()
         .timeout(Duration::from_secs(20))
         .finish();
+    // The web client: its files, its page for the routes it resolves
+    // itself, and the APIs never shadowed by it.
+    for (path, status, body) in [
+        ("/", 200, "<title>arena</title>"),
+        ("/invite/abc123", 200, "<title>arena</title>"),
+        ("/game/0193", 200, "<title>arena</title>"),
+        ("/app.js", 200, "export const ok"),
+        ("/nothing.js", 404, ""),
+        ("/v1/nothing", 404, ""),
+    ] {
+        let mut response = client.get(format!("{base}{path}")).send().await.unwrap();
+        let text = String::from_utf8(response.body().await.unwrap().to_vec()).unwrap();
+        assert_eq!(response.status().as_u16(), status, "{path}: {text}");
+        assert!(text.contains(body), "{path}: {text}");
+        if path.starts_with("/v1/") {
+            assert!(
+                !text.contains("<title>"),
+                "{path} is the API's, not the page's"
+            );
+        }
+    }
     let guest = post(&client, format!("{base}/v1/auth/guest"), json!({}), None).await;
     let token = guest["access_token"].as_str().unwrap().to_owned();
     let game = post(
@@ -120,5 +158,6 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     };
     assert_eq!(status, 200);
     drop(_process);
+    let _ = std::fs::remove_dir_all(&web);
     stores.cleanup().await.unwrap();
 }
