@@ -1,5 +1,7 @@
 //! Shared pieces of the end-to-end checks and the load generator: a small
-//! client of the platform's HTTP API and game sockets.
+//! client of the platform's HTTP API and game sockets, and a harness that
+//! runs the service binaries as processes.
 
 pub mod client;
+pub mod harness;
 pub mod report;

@@ -141,6 +141,26 @@ pub fn json_config() -> web::JsonConfig {
         })
 }
 
+/// Path segments that do not parse (an id that is no id) answer in the
+/// API's error shape, not actix's plain text.
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default().error_handler(|error, _: &HttpRequest| {
+        ApiError::new(ErrorCode::InvalidInput, format!("bad path: {error}")).into()
+    })
+}
+
+/// Query strings that do not parse answer in the API's error shape.
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|error, _: &HttpRequest| {
+        ApiError::new(ErrorCode::InvalidInput, format!("bad query: {error}")).into()
+    })
+}
+
+/// Every address nothing serves.
+pub async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(ErrorCode::NotFound, "nothing here"))
+}
+
 /// What `/readyz` checks.
 #[derive(Clone, Debug)]
 pub struct Readiness {
@@ -185,6 +205,37 @@ async fn readyz(readiness: web::Data<Readiness>) -> Result<HttpResponse, ApiErro
             format!("unreachable: {}", down.join(", ")),
         ))
     }
+}
+
+/// `APP_ALLOWED_ORIGINS`: comma-separated origins browsers may open
+/// sockets from, besides the server's own host.
+pub fn allowed_origins(list: Option<&String>) -> Vec<String> {
+    list.map(|list| {
+        list.split(',')
+            .map(|origin| origin.trim().trim_end_matches('/').to_owned())
+            .filter(|origin| !origin.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Whether a browser on `Origin` may open a socket: no `Origin` (not a
+/// browser: the token protects it), the server's own host, or an allowed
+/// origin. Browsers always send `Origin` on a WebSocket handshake, so a
+/// page elsewhere cannot borrow a player's session.
+pub fn origin_allowed(request: &HttpRequest, allowed: &[String]) -> bool {
+    let Some(origin) = request.headers().get("origin") else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim_end_matches('/');
+    let host = request.connection_info().host().to_owned();
+    let own = origin
+        .split_once("://")
+        .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(&host));
+    own || allowed.iter().any(|allowed| allowed == origin)
 }
 
 #[cfg(test)]

@@ -52,9 +52,14 @@ impl Drop for Subscription {
             .is_some_and(|sender| sender.receiver_count() <= 1);
         if last {
             channels.remove(&self.channel);
+            // Dropped outside a runtime (at shutdown): the connection
+            // goes with it, so there is nothing to unsubscribe.
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return;
+            };
             let pubsub = self.pubsub.clone();
             let channel = self.channel.clone();
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 if let Some(sink) = pubsub.inner.sink.lock().await.as_mut() {
                     let _ = sink.unsubscribe(&channel).await;
                 }

@@ -9,7 +9,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 
-use crate::http::{Readiness, configure_health, json_config};
+use crate::http::{Readiness, configure_health, json_config, not_found, path_config, query_config};
 use crate::telemetry::{
     configure_metrics, expose_request_id, install_metrics, record_http_metrics, request_tracing,
 };
@@ -92,6 +92,9 @@ where
             .wrap(from_fn(expose_request_id))
             .wrap(request_tracing())
             .app_data(json_config())
+            .app_data(path_config())
+            .app_data(query_config())
+            .default_service(web::to(not_found))
             .configure(|config| configure_health(config, readiness))
             .configure(|config| {
                 if let Some(handle) = metrics {

@@ -51,7 +51,7 @@ pub fn configure(config: &mut web::ServiceConfig, dir: &Path) {
             // heuristic freshness.
             .use_etag(true)
             .use_last_modified(false)
-            .default_handler(web::to(HttpResponse::NotFound)),
+            .default_handler(web::to(mancala_platform::http::not_found)),
     );
 }
 

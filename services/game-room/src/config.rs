@@ -97,15 +97,9 @@ impl RoomSettings {
                     .cloned()
                     .unwrap_or_else(|| Uuid::new_v4().to_string()),
             ),
-            allowed_origins: vars
-                .get("APP_ALLOWED_ORIGINS")
-                .map(|list| {
-                    list.split(',')
-                        .map(|origin| origin.trim().trim_end_matches('/').to_owned())
-                        .filter(|origin| !origin.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default(),
+            allowed_origins: mancala_platform::http::allowed_origins(
+                vars.get("APP_ALLOWED_ORIGINS"),
+            ),
             max_frame_bytes: number("APP_WS_MAX_FRAME_BYTES", 4096)? as usize,
             auth_timeout: Duration::from_secs(number("APP_WS_AUTH_TIMEOUT_SECS", 5)?),
             ping_every: Duration::from_secs(number("APP_WS_PING_SECS", 10)?),

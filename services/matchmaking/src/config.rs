@@ -116,6 +116,9 @@ pub struct MatchSettings {
     pub stats_every: Duration,
     /// `APP_WS_AUTH_TIMEOUT_SECS`: a lobby socket must authenticate within.
     pub auth_timeout: Duration,
+    /// `APP_ALLOWED_ORIGINS`: origins besides the server's own host whose
+    /// pages may open the lobby socket.
+    pub allowed_origins: Vec<String>,
 }
 
 impl MatchSettings {
@@ -178,6 +181,9 @@ impl MatchSettings {
             tick: Duration::from_millis(number("APP_LOBBY_TICK_MS", 1_000)?.max(1)),
             stats_every: Duration::from_secs(number("APP_LOBBY_STATS_SECS", 5)?.max(1)),
             auth_timeout: Duration::from_secs(number("APP_WS_AUTH_TIMEOUT_SECS", 5)?),
+            allowed_origins: mancala_platform::http::allowed_origins(
+                vars.get("APP_ALLOWED_ORIGINS"),
+            ),
         })
     }
 }

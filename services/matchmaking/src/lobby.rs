@@ -72,6 +72,12 @@ pub async fn lobby(
     deps: web::Data<QueueDeps>,
     authenticator: web::Data<Authenticator>,
 ) -> Result<HttpResponse, ApiError> {
+    if !mancala_platform::http::origin_allowed(&request, &deps.settings.allowed_origins) {
+        return Err(ApiError::new(
+            ErrorCode::Forbidden,
+            "this page's origin may not open the lobby",
+        ));
+    }
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let stream = stream

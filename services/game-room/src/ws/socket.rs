@@ -62,24 +62,9 @@ pub fn parse(text: &str) -> Result<ClientMessage, ErrorBody> {
     })
 }
 
-/// Whether a browser on `Origin` may open a socket: no `Origin` (not a
-/// browser), the server's own host, or a configured origin.
+/// Whether a browser on `Origin` may open a socket (see the platform's).
 pub fn origin_allowed(request: &HttpRequest, settings: &RoomSettings) -> bool {
-    let Some(origin) = request.headers().get("origin") else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    let origin = origin.trim_end_matches('/');
-    let host = request.connection_info().host().to_owned();
-    let own = origin
-        .split_once("://")
-        .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(&host));
-    own || settings
-        .allowed_origins
-        .iter()
-        .any(|allowed| allowed == origin)
+    mancala_platform::http::origin_allowed(request, &settings.allowed_origins)
 }
 
 /// One socket's two ends and its timers.

@@ -1,0 +1,203 @@
+//! Services as processes, for the end-to-end tests: start a workspace
+//! binary on a port and wait for `/readyz`, kill it (SIGKILL), and talk to
+//! it over HTTP and WebSockets with plain JSON.
+
+// A harness for tests: a failure is a panic that names what went wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use awc::ws::{Frame, Message};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+
+/// A service process, killed when dropped so a failing test leaves none.
+pub struct Service {
+    child: Child,
+    pub base: String,
+}
+
+impl Service {
+    pub fn kill(&mut self) {
+        // SIGKILL: no drain, no lease handed over.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A binary of this workspace, beside the running test's own directory.
+pub fn binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let path = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join(name);
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo build --workspace --bins` first",
+        path.display()
+    );
+    path
+}
+
+/// A port free a moment ago (the service binds it right after).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn client() -> awc::Client {
+    awc::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .max_http_version(awc::http::Version::HTTP_11)
+        .finish()
+}
+
+/// Starts a service binary on `port` and waits until it is ready.
+pub async fn start(name: &str, port: u16, env: &[(&str, String)]) -> Service {
+    let base = format!("http://127.0.0.1:{port}");
+    let child = Command::new(binary(name))
+        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .envs(env.iter().map(|(key, value)| (*key, value.as_str())))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let service = Service { child, base };
+    let client = client();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let url = format!("{}/readyz", service.base);
+        if let Ok(response) = client.get(url).send().await
+            && response.status().is_success()
+        {
+            return service;
+        }
+        assert!(Instant::now() < deadline, "{name} never became ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A JSON request that must succeed.
+pub async fn request(method: &str, url: String, body: Option<Value>, token: Option<&str>) -> Value {
+    let (status, body) = call(method, url.clone(), body, token).await;
+    assert!(
+        (200..300).contains(&status),
+        "{method} {url}: {status} {body}"
+    );
+    body
+}
+
+/// A JSON request: its status and body (`null` when the body is not JSON).
+pub async fn call(
+    method: &str,
+    url: String,
+    body: Option<Value>,
+    token: Option<&str>,
+) -> (u16, Value) {
+    let client = client();
+    let mut request = match method {
+        "POST" => client.post(&url),
+        "DELETE" => client.delete(&url),
+        _ => client.get(&url),
+    };
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let mut response = match body {
+        Some(body) => request.send_json(&body).await.unwrap(),
+        None => request.send().await.unwrap(),
+    };
+    let bytes = response.body().await.unwrap();
+    let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    (response.status().as_u16(), json)
+}
+
+type Framed = actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>;
+
+/// A socket speaking `{"t", "d"}` JSON.
+pub struct Ws(Framed);
+
+impl Ws {
+    pub async fn open(url: String) -> Result<Ws, String> {
+        Ws::open_with(url, &[]).await
+    }
+
+    /// Opens with extra request headers (an `Origin`, say).
+    pub async fn open_with(url: String, headers: &[(&str, &str)]) -> Result<Ws, String> {
+        let mut request = client().ws(url.replacen("http", "ws", 1));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let (_, framed) = request.connect().await.map_err(|error| error.to_string())?;
+        Ok(Ws(framed))
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.0
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    /// The next JSON message, or `None` when the socket closes or stays
+    /// silent for `wait`.
+    pub async fn next(&mut self, wait: Duration) -> Option<Value> {
+        loop {
+            let frame = tokio::time::timeout(wait, self.0.next()).await.ok()??;
+            match frame.ok()? {
+                Frame::Text(bytes) => return serde_json::from_slice(&bytes).ok(),
+                Frame::Ping(bytes) => {
+                    let _ = self.0.send(Message::Pong(bytes)).await;
+                }
+                Frame::Close(_) => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends a raw frame (binary, oversize text...).
+    pub async fn send_raw(&mut self, message: Message) {
+        let _ = self.0.send(message).await;
+    }
+
+    /// Reads past any messages to the close frame: its code, or `None`
+    /// when the connection ends without one or stays open for `wait`.
+    pub async fn close_code(&mut self, wait: Duration) -> Option<u16> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let frame = tokio::time::timeout(left, self.0.next()).await.ok()??;
+            if let Frame::Close(reason) = frame.ok()? {
+                return reason.map(|reason| u16::from(reason.code));
+            }
+        }
+    }
+
+    /// Reads until a message of type `kind`, panicking after `wait`.
+    pub async fn until(&mut self, kind: &str, wait: Duration) -> Value {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .next(left)
+                .await
+                .unwrap_or_else(|| panic!("no {kind} within {wait:?}"));
+            if message["t"] == kind {
+                return message["d"].clone();
+            }
+            assert_ne!(message["t"], "error", "waiting for {kind}: {message}");
+        }
+    }
+}
