@@ -185,6 +185,19 @@ impl Ws {
         }
     }
 
+    /// Reads until a message of type `kind`: its data, or `None` when the
+    /// socket closes or `wait` passes first.
+    pub async fn until_or_none(&mut self, kind: &str, wait: Duration) -> Option<Value> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.next(left).await?;
+            if message["t"] == kind {
+                return Some(message["d"].clone());
+            }
+        }
+    }
+
     /// Reads until a message of type `kind`, panicking after `wait`.
     pub async fn until(&mut self, kind: &str, wait: Duration) -> Value {
         let deadline = Instant::now() + wait;

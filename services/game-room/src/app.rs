@@ -51,7 +51,7 @@ impl GameRoom {
         rooms.spawn_room_sweeper();
         if let Some(url) = public_url {
             let rooms = rooms.clone();
-            tokio::spawn(async move { rooms.advertise(&url).await });
+            tokio::spawn(async move { rooms.advertise_forever(url).await });
         }
         Ok(GameRoom {
             rooms,

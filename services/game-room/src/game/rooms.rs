@@ -33,10 +33,18 @@ pub struct Lease {
     millis: u64,
 }
 
-/// Renews the lease only while this instance still holds it.
+/// Renews the lease while this instance holds it, and takes it back when
+/// nobody does (Redis restarted empty): the host keeps its game rather
+/// than closing every socket. Were another instance to have hosted the
+/// game meanwhile, the epoch fence in Postgres refuses this one's writes.
 const RENEW: &str = r#"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
     return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if not holder then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+    return 1
 end
 return 0"#;
 
@@ -233,6 +241,16 @@ impl Rooms {
         };
         for handle in handles {
             handle.drain().await;
+        }
+    }
+
+    /// Tells other instances where clients reach this one, now and every
+    /// lease period, so a Redis that restarted empty learns it again.
+    pub async fn advertise_forever(&self, url: String) {
+        let mut every = tokio::time::interval(self.deps.settings.lease);
+        loop {
+            every.tick().await;
+            self.advertise(&url).await;
         }
     }
 

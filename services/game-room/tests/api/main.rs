@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod helpers;
-mod proxy;
 
 mod bad_input;
 mod failover;

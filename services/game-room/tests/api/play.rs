@@ -7,7 +7,7 @@ use mancala_proto::game::{GameResult, GameStatus, ServerMessage};
 use serde_json::json;
 
 use crate::helpers::{Instance, World, Ws, seat};
-use crate::proxy::Proxy;
+use mancala_platform::testing::Proxy;
 
 /// Plays both sockets to the end, the side to move picking pseudo-random
 /// legal pits; every move must reach both players in order.

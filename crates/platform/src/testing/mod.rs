@@ -9,6 +9,10 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use secrecy::SecretString;
+
+pub use proxy::Proxy;
+
+mod proxy;
 use sqlx::{Executor, PgPool};
 
 use crate::stores::{MIGRATOR, Redis, connect_postgres};

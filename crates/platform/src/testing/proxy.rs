@@ -1,5 +1,9 @@
-//! A TCP proxy the test can cut and restore: Postgres "goes away" for the
-//! service behind it without touching the real server.
+//! A TCP proxy a test can cut and restore: Postgres (or anything) "goes
+//! away" for the service behind it, every connection broken at once and new
+//! ones refused, as in a restart, without touching the real server.
+
+// Test support: a proxy that cannot bind has nothing to report but a panic.
+#![allow(clippy::expect_used)]
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,16 +13,18 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-pub(crate) struct Proxy {
-    pub(crate) port: u16,
+pub struct Proxy {
+    pub port: u16,
     open: Arc<AtomicBool>,
     links: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 impl Proxy {
-    pub(crate) async fn start(target: SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
+    pub async fn start(target: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a local port for the proxy");
+        let port = listener.local_addr().expect("the bound address").port();
         let open = Arc::new(AtomicBool::new(true));
         let links: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let (accepting, tracked) = (open.clone(), links.clone());
@@ -39,14 +45,14 @@ impl Proxy {
     }
 
     /// Breaks every connection and refuses new ones.
-    pub(crate) async fn cut(&self) {
+    pub async fn cut(&self) {
         self.open.store(false, Ordering::SeqCst);
         for link in self.links.lock().await.drain(..) {
             link.abort();
         }
     }
 
-    pub(crate) fn restore(&self) {
+    pub fn restore(&self) {
         self.open.store(true, Ordering::SeqCst);
     }
 }

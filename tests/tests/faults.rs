@@ -1,0 +1,547 @@
+//! Faults under load, against real processes: a game-room instance killed
+//! with SIGKILL, Redis restarted empty, Postgres gone (every connection cut
+//! and new ones refused) and back. Games keep going, no acknowledged move
+//! is lost, and the services recover without a restart.
+//!
+//! Each test drives a few dozen games at once with a short think time, the
+//! way players would: a socket that drops is reopened (on any instance),
+//! `unavailable` is retried, and the state after a reconnect says whether
+//! a move in flight was stored.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::cell::RefCell;
+use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use mancala_platform::testing::{Proxy, TestStores, database_url, redis_url};
+use mancala_platform::{ExposeSecret, SecretString};
+use mancala_tests::harness::{Ws, call, free_port, request, start};
+use serde_json::{Value, json};
+
+const THINK: Duration = Duration::from_millis(40);
+
+/// A game's moves as the players saw them acknowledged: (ply, seat, pit).
+type Moves = Vec<(u64, u64, u64)>;
+
+struct Game {
+    id: String,
+    tokens: [String; 2],
+}
+
+async fn open_play(bases: &[String], game: &str, token: &str) -> (Ws, Value) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        for base in bases {
+            if let Ok(mut ws) = Ws::open(format!("{base}/v1/games/{game}/play")).await {
+                ws.send(json!({"t": "auth", "d": {"token": token}})).await;
+                if let Some(message) = ws.next(Duration::from_secs(3)).await
+                    && message["t"] == "state"
+                {
+                    return (ws, message["d"].clone());
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "{game} never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn pits(legal: &Value) -> Vec<u64> {
+    legal
+        .as_array()
+        .map(|pits| pits.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// What a driven game reports.
+struct Outcome {
+    id: String,
+    acknowledged: Moves,
+    over: bool,
+    /// From a socket's loss to both players back in the game.
+    reconnects: Vec<Duration>,
+    unavailable: u64,
+}
+
+/// How a move sent ended.
+enum Answer {
+    Moved(Value),
+    Refused,
+    Lost,
+}
+
+async fn answer(ws: &mut Ws, ply: u64, game: &str) -> Answer {
+    while let Some(message) = ws.next(Duration::from_secs(5)).await {
+        match message["t"].as_str() {
+            Some("moved") if message["d"]["ply"] == ply => {
+                return Answer::Moved(message["d"].clone());
+            }
+            Some("error") if message["d"]["code"] == "unavailable" => return Answer::Refused,
+            Some("error") => panic!("{game}: {message}"),
+            _ => {}
+        }
+    }
+    Answer::Lost
+}
+
+/// Plays `game` until `plies` moves are acknowledged or it ends.
+async fn drive(game: Game, bases: Rc<RefCell<Vec<String>>>, plies: u64) -> Outcome {
+    let mut sockets: [Option<Ws>; 2] = [None, None];
+    let mut outcome = Outcome {
+        id: game.id.clone(),
+        acknowledged: Vec::new(),
+        over: false,
+        reconnects: Vec::new(),
+        unavailable: 0,
+    };
+    let mut in_flight: Option<(u64, u64, u64)> = None;
+    let mut lost_at: Option<Instant> = None;
+    let (mut turn, mut legal) = (0usize, Vec::new());
+    while (outcome.acknowledged.len() as u64) < plies {
+        if sockets.iter().any(Option::is_none) {
+            let bases = bases.borrow().clone();
+            for (seat, socket) in sockets.iter_mut().enumerate() {
+                let (ws, state) = open_play(&bases, &game.id, &game.tokens[seat]).await;
+                *socket = Some(ws);
+                let ply = state["ply"].as_u64().unwrap();
+                // A move in flight when the socket dropped was stored or
+                // not; the game's ply says which.
+                if let Some(sent) = in_flight.take()
+                    && ply == sent.0
+                {
+                    outcome.acknowledged.push(sent);
+                }
+                assert_eq!(
+                    ply,
+                    outcome.acknowledged.len() as u64,
+                    "{}: a move was lost",
+                    game.id
+                );
+                turn = state["turn"].as_u64().unwrap_or(0) as usize;
+                legal = pits(&state["legal"]);
+            }
+            if let Some(at) = lost_at.take() {
+                outcome.reconnects.push(at.elapsed());
+            }
+        }
+        if legal.is_empty() {
+            outcome.over = true;
+            break;
+        }
+        tokio::time::sleep(THINK).await;
+        let ply = outcome.acknowledged.len() as u64 + 1;
+        let pit = legal[(ply as usize * 5 + game.id.len()) % legal.len()];
+        let mover = turn;
+        in_flight = Some((ply, mover as u64, pit));
+        let ws = sockets[mover].as_mut().unwrap();
+        ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+            .await;
+        match answer(ws, ply, &game.id).await {
+            Answer::Moved(moved) => {
+                outcome.acknowledged.push(in_flight.take().unwrap());
+                turn = moved["turn"].as_u64().unwrap_or(0) as usize;
+                legal = pits(&moved["legal"]);
+                // The other player's copy keeps their socket read; a
+                // socket that died shows on the next move.
+                if let Some(other) = sockets[1 - mover].as_mut()
+                    && other
+                        .until_or_none("moved", Duration::from_secs(5))
+                        .await
+                        .is_none()
+                {
+                    sockets = [None, None];
+                    lost_at = Some(Instant::now());
+                }
+            }
+            Answer::Refused => {
+                // Not stored (Postgres away): the same move again, later.
+                outcome.unavailable += 1;
+                in_flight = None;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Answer::Lost => {
+                sockets = [None, None];
+                lost_at = Some(Instant::now());
+            }
+        }
+    }
+    outcome
+}
+
+/// Every acknowledged move is in the game's record, in order.
+async fn check_records(base: &str, outcomes: &[Outcome]) {
+    for outcome in outcomes {
+        let record = request("GET", format!("{base}/v1/games/{}", outcome.id), None, None).await;
+        let stored: Moves = record["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["ply"].as_u64().unwrap(),
+                    m["seat"].as_u64().unwrap(),
+                    m["pit"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(stored, outcome.acknowledged, "{}", outcome.id);
+    }
+}
+
+fn percentile(samples: &mut [Duration], quantile: f64) -> Duration {
+    samples.sort();
+    let index = ((samples.len() as f64 - 1.0) * quantile).round() as usize;
+    samples.get(index).copied().unwrap_or_default()
+}
+
+struct Shared {
+    key: SecretString,
+    internal_token: String,
+}
+
+fn environment(stores: &TestStores, shared: &Shared, redis: &str) -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "DATABASE_URL",
+            database_url(&stores.database).expose_secret().to_owned(),
+        ),
+        ("REDIS_URL", redis.to_owned()),
+        ("APP_REDIS_PREFIX", stores.prefix.clone()),
+        ("APP_JWT_PRIVATE_KEY", shared.key.expose_secret().to_owned()),
+        ("APP_INTERNAL_TOKEN", shared.internal_token.clone()),
+        ("APP_LOG_FORMAT", "json".to_owned()),
+        ("RUST_LOG", "error".to_owned()),
+        ("APP_GAME_LEASE_SECS", "1".to_owned()),
+        ("APP_WS_RATE", "200/100".to_owned()),
+        // Every guest here comes from one address.
+        ("APP_LIMIT_SIGNUPS_PER_IP", "10000/60".to_owned()),
+    ]
+}
+
+fn shared() -> Shared {
+    Shared {
+        key: mancala_platform::jwt::random_seed(),
+        internal_token: uuid::Uuid::new_v4().to_string(),
+    }
+}
+
+/// `count` casual Kalah games between fresh guests, made through game-room's
+/// internal endpoint on `games`.
+async fn new_games(accounts: &str, games: &str, token: &str, count: usize) -> Vec<Game> {
+    let mut made = Vec::new();
+    for _ in 0..count {
+        let mut players = Vec::new();
+        for _ in 0..2 {
+            let session = request(
+                "POST",
+                format!("{accounts}/v1/auth/guest"),
+                Some(json!({})),
+                None,
+            )
+            .await;
+            players.push((
+                session["player"]["id"].as_str().unwrap().to_owned(),
+                session["access_token"].as_str().unwrap().to_owned(),
+            ));
+        }
+        let seats: Vec<Value> = players
+            .iter()
+            .map(|(id, _)| json!({"player": {"id": id, "rating": 1500.0, "rd": 350.0}}))
+            .collect();
+        let created = request(
+            "POST",
+            format!("{games}/internal/v1/games"),
+            Some(json!({"variant": {"variant": "kalah"}, "seats": seats, "rated": false})),
+            Some(token),
+        )
+        .await;
+        made.push(Game {
+            id: created["id"].as_str().unwrap().to_owned(),
+            tokens: [players[0].1.clone(), players[1].1.clone()],
+        });
+    }
+    made
+}
+
+async fn drive_all(games: Vec<Game>, bases: &Rc<RefCell<Vec<String>>>, plies: u64) -> Vec<Outcome> {
+    let drivers = games
+        .into_iter()
+        .map(|game| actix_rt::spawn(drive(game, bases.clone(), plies)));
+    let mut outcomes = Vec::new();
+    for driver in drivers.collect::<Vec<_>>() {
+        outcomes.push(driver.await.unwrap());
+    }
+    outcomes
+}
+
+#[actix_rt::test]
+async fn a_game_room_killed_under_load_loses_no_acknowledged_move() {
+    let stores = TestStores::new().await.unwrap();
+    let shared = shared();
+    let env = environment(&stores, &shared, redis_url().expose_secret());
+    let room = |port: u16, name: &str| {
+        let mut env = env.clone();
+        env.push(("APP_INSTANCE_ID", name.to_owned()));
+        env.push(("APP_PUBLIC_URL", format!("http://127.0.0.1:{port}")));
+        env
+    };
+    let (port_a, port_b) = (free_port(), free_port());
+    let mut host = start("game-room", port_a, &room(port_a, "room-a")).await;
+    let other = start("game-room", port_b, &room(port_b, "room-b")).await;
+    let accounts = start("matchmaking", free_port(), &env).await;
+    let games = new_games(&accounts.base, &host.base, &shared.internal_token, 24).await;
+    let bases = Rc::new(RefCell::new(vec![host.base.clone()]));
+    let running = actix_rt::spawn({
+        let bases = bases.clone();
+        async move { drive_all(games, &bases, 30).await }
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    host.kill();
+    *bases.borrow_mut() = vec![other.base.clone()];
+    let outcomes = running.await.unwrap();
+    check_records(&other.base, &outcomes).await;
+    let mut takeovers: Vec<Duration> = outcomes
+        .iter()
+        .flat_map(|outcome| outcome.reconnects.clone())
+        .collect();
+    assert!(
+        takeovers.len() >= outcomes.len() / 2,
+        "most games were in play when the host died: {} of {}",
+        takeovers.len(),
+        outcomes.len()
+    );
+    let moves: usize = outcomes.iter().map(|o| o.acknowledged.len()).sum();
+    println!(
+        "{} games, {moves} acknowledged moves, none lost; takeover p50 {:?} p99 {:?} max {:?}",
+        outcomes.len(),
+        percentile(&mut takeovers, 0.5),
+        percentile(&mut takeovers, 0.99),
+        percentile(&mut takeovers, 1.0),
+    );
+    drop((other, accounts));
+    stores.cleanup().await.unwrap();
+}
+
+/// A Redis of the test's own, so restarting it disturbs no other test.
+struct PrivateRedis {
+    port: u16,
+    child: Child,
+}
+
+impl PrivateRedis {
+    fn start(port: u16) -> PrivateRedis {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server on the PATH");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server never listened");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        PrivateRedis { port, child }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// Killed and started again, empty: everything Redis held is gone.
+    fn restart(&mut self) {
+        self.kill();
+        *self = PrivateRedis::start(self.port);
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for PrivateRedis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Waits in `queue` like the web client: joins again when the queue
+/// stops reporting on it (its ticket vanished), until matched.
+async fn wait_for_a_game(mut lobby: Ws, queue: Value, patience: Duration) -> (Value, u32) {
+    let deadline = Instant::now() + patience;
+    let mut rejoined = 0;
+    lobby
+        .send(json!({"t": "queue_join", "d": queue.clone()}))
+        .await;
+    let mut heard = Instant::now();
+    loop {
+        assert!(Instant::now() < deadline, "never matched");
+        match lobby.next(Duration::from_millis(500)).await {
+            Some(message) if message["t"] == "matched" => return (message["d"].clone(), rejoined),
+            Some(message) if message["t"] == "queue_status" => heard = Instant::now(),
+            _ => {}
+        }
+        if heard.elapsed() > Duration::from_millis(2500) {
+            lobby
+                .send(json!({"t": "queue_join", "d": queue.clone()}))
+                .await;
+            rejoined += 1;
+            heard = Instant::now();
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn redis_restarting_empty_under_load_stops_no_game_and_queues_recover() {
+    let stores = TestStores::new().await.unwrap();
+    let shared = shared();
+    let mut redis = PrivateRedis::start(free_port());
+    let mut env = environment(&stores, &shared, &redis.url());
+    env.push(("APP_PAIRING_WAVE_MS", "200".to_owned()));
+    env.push(("APP_LOBBY_TICK_MS", "200".to_owned()));
+    env.push(("APP_AI_FALLBACK_SECS", "600".to_owned()));
+    let arena = start("arena", free_port(), &env).await;
+    let base = arena.base.clone();
+    let games = new_games(&base, &base, &shared.internal_token, 16).await;
+    let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let running = actix_rt::spawn({
+        let bases = bases.clone();
+        async move { drive_all(games, &bases, 30).await }
+    });
+    // One player already waits for a ranked game.
+    let waiting = request(
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(json!({})),
+        None,
+    )
+    .await;
+    let mut lobby = Ws::open(format!("{base}/v1/lobby")).await.unwrap();
+    lobby
+        .send(json!({"t": "auth", "d": {"token": waiting["access_token"]}}))
+        .await;
+    let queue =
+        json!({"variant": "kalah", "time_control": {"initial_secs": 180, "increment_secs": 2}});
+    let first = actix_rt::spawn(wait_for_a_game(
+        lobby,
+        queue.clone(),
+        Duration::from_secs(40),
+    ));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    redis.restart();
+    let restarted = Instant::now();
+    // A second player queues after the restart; the first re-queued.
+    let second_player = request(
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(json!({})),
+        None,
+    )
+    .await;
+    let mut lobby = Ws::open(format!("{base}/v1/lobby")).await.unwrap();
+    lobby
+        .send(json!({"t": "auth", "d": {"token": second_player["access_token"]}}))
+        .await;
+    let (second, _) = wait_for_a_game(lobby, queue, Duration::from_secs(40)).await;
+    let (first, rejoined) = first.await.unwrap();
+    assert_eq!(
+        first["game_id"], second["game_id"],
+        "the two waiting players met"
+    );
+    let matched_after = restarted.elapsed();
+    let outcomes = running.await.unwrap();
+    check_records(&base, &outcomes).await;
+    for outcome in &outcomes {
+        assert!(
+            outcome.over || outcome.acknowledged.len() == 30,
+            "{} stalled at {} moves",
+            outcome.id,
+            outcome.acknowledged.len()
+        );
+    }
+    let reconnects: usize = outcomes.iter().map(|o| o.reconnects.len()).sum();
+    // The counters come back as sockets refresh them.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stats = request("GET", format!("{base}/v1/lobby/stats"), None, None).await;
+        if stats["online"].as_u64().unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "lobby stats never recovered: {stats}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    println!(
+        "Redis restarted empty under {} games: {} socket reconnects; the waiting player \
+         re-queued {rejoined} time(s) and was matched {matched_after:?} after the restart",
+        outcomes.len(),
+        reconnects
+    );
+    drop(arena);
+    stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn postgres_going_away_under_load_refuses_moves_then_recovers() {
+    let stores = TestStores::new().await.unwrap();
+    let shared = shared();
+    let proxy = Proxy::start("127.0.0.1:5432".parse().unwrap()).await;
+    let mut env = environment(&stores, &shared, redis_url().expose_secret());
+    let through_proxy = database_url(&stores.database)
+        .expose_secret()
+        .replace("127.0.0.1:5432", &format!("127.0.0.1:{}", proxy.port));
+    env.retain(|(name, _)| *name != "DATABASE_URL");
+    env.push(("DATABASE_URL", through_proxy));
+    let arena = start("arena", free_port(), &env).await;
+    let base = arena.base.clone();
+    let games = new_games(&base, &base, &shared.internal_token, 16).await;
+    let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let running = actix_rt::spawn({
+        let bases = bases.clone();
+        async move { drive_all(games, &bases, 30).await }
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    proxy.cut().await;
+    let (status, body) = call(
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(json!({})),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (503, Some("unavailable")),
+        "refused with a retryable error while Postgres is away"
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    proxy.restore();
+    let outcomes = running.await.unwrap();
+    check_records(&base, &outcomes).await;
+    let refused: u64 = outcomes.iter().map(|o| o.unavailable).sum();
+    assert!(
+        refused > 0,
+        "moves during the outage were refused, not lost"
+    );
+    for outcome in &outcomes {
+        assert!(
+            outcome.over || outcome.acknowledged.len() == 30,
+            "{} did not finish",
+            outcome.id
+        );
+    }
+    let (status, _) = call("GET", format!("{base}/readyz"), None, None).await;
+    assert_eq!(status, 200, "ready again without a restart");
+    println!(
+        "Postgres away 2 s under {} games: {refused} moves refused as unavailable and \
+         retried, none lost",
+        outcomes.len()
+    );
+    drop(arena);
+    stores.cleanup().await.unwrap();
+}
