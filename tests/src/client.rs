@@ -157,3 +157,86 @@ impl GameSocket {
         let _ = self.framed.send(Message::Close(None)).await;
     }
 }
+
+/// A socket speaking `{"t", "d"}` JSON without a fixed message type: the
+/// load generator reads lobby and game messages alike.
+pub struct JsonSocket {
+    framed: actix_codec::Framed<awc::BoxedSocket, awc::ws::Codec>,
+}
+
+impl JsonSocket {
+    /// Opens `url` (`ws://…`) with the client's unlimited connection pool.
+    pub async fn open(api: &Api, url: &str) -> Result<JsonSocket, ClientError> {
+        let (_, framed) = api
+            .client
+            .ws(url)
+            .max_frame_size(1 << 20)
+            .connect()
+            .await
+            .map_err(|e| ClientError::Socket(e.to_string()))?;
+        Ok(JsonSocket { framed })
+    }
+
+    pub async fn send(&mut self, message: Value) -> Result<(), ClientError> {
+        self.framed
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .map_err(|e| ClientError::Socket(e.to_string()))
+    }
+
+    /// The next message, answering pings on the way.
+    pub async fn receive(&mut self) -> Result<Value, ClientError> {
+        loop {
+            match self.framed.next().await {
+                Some(Ok(Frame::Text(bytes))) => {
+                    return serde_json::from_slice(&bytes)
+                        .map_err(|e| ClientError::Decode(e.to_string()));
+                }
+                Some(Ok(Frame::Ping(bytes))) => {
+                    let _ = self.framed.send(Message::Pong(bytes)).await;
+                }
+                Some(Ok(Frame::Close(_))) | None => return Err(ClientError::Closed),
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(ClientError::Socket(error.to_string())),
+            }
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.framed.send(Message::Close(None)).await;
+    }
+}
+
+impl Api {
+    /// A JSON POST to `url` (absolute), with a bearer token when given.
+    pub async fn post_json(
+        &self,
+        url: String,
+        body: Value,
+        token: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        self.post(url, body, token).await
+    }
+
+    /// A JSON GET to `url` (absolute).
+    pub async fn get_json(&self, url: String) -> Result<Value, ClientError> {
+        let mut response = self
+            .client
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| ClientError::Http(e.to_string()))?;
+        let bytes = response
+            .body()
+            .limit(1 << 22)
+            .await
+            .map_err(|e| ClientError::Http(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(ClientError::Status {
+                status: response.status().as_u16(),
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+            });
+        }
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode(e.to_string()))
+    }
+}

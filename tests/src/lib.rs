@@ -5,3 +5,4 @@
 pub mod client;
 pub mod harness;
 pub mod report;
+pub mod server_stats;

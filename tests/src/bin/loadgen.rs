@@ -1,207 +1,599 @@
-//! `loadgen`: plays many concurrent games against running services and
-//! reports the move round trip (client send to the mover's own `moved`,
-//! the durable write included) and moves per second.
+//! `loadgen`: simulated players and watchers against running services.
 //!
-//! Each of `--concurrency` slots signs two guests in, has game-room create
-//! a game for them, plays it to the end with random legal moves (after
-//! `--think-ms`), then starts another, until `--duration-secs` is up.
+//! Players sign in as guests, queue for a ranked game (paired with each
+//! other by matchmaking) or start a game against the server's AI, play it
+//! with random legal moves after `--think-ms`, rematch for
+//! `--games-per-player` games, and leave. Either `--players` are kept busy
+//! (a closed model: a leaving player is replaced) or new players arrive at
+//! `--arrival-rate` per second whatever the servers' pace (an open model,
+//! so a slow server faces the same arrivals instead of fewer: no
+//! coordinated omission). Watchers attach to live games (or all to one,
+//! `--watch-one`), and `--idle` sockets are held open to weigh a socket.
+//!
+//! The report (text, and JSON with `--json`): the move round trip (send to
+//! the mover's own `moved`, the durable write included), time to match,
+//! moves/s, the delay from a move's send until watchers see it (each
+//! delivery, and the last watcher of each move), errors by code, and the
+//! servers' memory and CPU (`--server-pids`).
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use hdrhistogram::Histogram;
-use mancala_proto::game::ServerMessage;
-use mancala_proto::{ClientMessage, Session};
-use mancala_tests::client::{Api, ClientError, GameSocket};
+use indicatif::{ProgressBar, ProgressStyle};
+use mancala_tests::client::{Api, ClientError, JsonSocket};
 use mancala_tests::report::{Latency, histogram};
+use mancala_tests::server_stats::{Sampler, ServerUsage};
 use serde::Serialize;
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, Debug, Serialize, ValueEnum)]
+#[serde(rename_all = "snake_case")]
+enum Opponent {
+    /// Another simulated player, through the ranked queue.
+    Queue,
+    /// The server's AI (beginner), through `/v1/ai-games`.
+    Ai,
+}
 
 #[derive(Parser, Debug)]
-#[command(about = "Plays concurrent games against the services and reports latencies")]
+#[command(about = "Simulated players and watchers against the Mancala Arena services")]
 struct Args {
-    /// The accounts API (matchmaking) base URL.
+    /// Matchmaking's base URL (accounts, lobby, AI games).
     #[arg(long, default_value = "http://127.0.0.1:8080")]
-    accounts: String,
-    /// The game-room base URL.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    games: String,
-    /// The token for game-room's internal endpoint (APP_INTERNAL_TOKEN).
-    #[arg(long, env = "APP_INTERNAL_TOKEN")]
-    service_token: String,
-    /// Games in play at once.
-    #[arg(long, default_value_t = 100)]
-    concurrency: usize,
-    #[arg(long, default_value_t = 20)]
-    duration_secs: u64,
+    base: String,
+    /// game-room instances, comma separated; a game goes to one by its id,
+    /// as the ingress hashes it. Default: --base.
+    #[arg(long, value_delimiter = ',')]
+    games: Vec<String>,
+    /// Players at once, each replaced when it leaves (closed model).
+    #[arg(long, default_value_t = 200)]
+    players: usize,
+    /// New players per second instead (open model).
+    #[arg(long)]
+    arrival_rate: Option<f64>,
+    /// Games each player plays, rematching, before leaving.
+    #[arg(long, default_value_t = 3)]
+    games_per_player: u32,
+    #[arg(long, value_enum, default_value_t = Opponent::Queue)]
+    opponent: Opponent,
     /// Pause before each move.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 300)]
     think_ms: u64,
     #[arg(long, default_value = "kalah")]
     variant: String,
+    /// The ranked queue's time control, `initial+increment` seconds.
+    #[arg(long, default_value = "3+2")]
+    time_control: String,
+    /// Watchers attached to live games.
+    #[arg(long, default_value_t = 0)]
+    watchers: usize,
+    /// All watchers on one game, whose players wait until they are in.
+    #[arg(long)]
+    watch_one: bool,
+    /// Idle watch sockets held open, to weigh a socket in server memory.
+    #[arg(long, default_value_t = 0)]
+    idle: usize,
+    #[arg(long, default_value_t = 30)]
+    duration_secs: u64,
+    /// Server processes whose memory and CPU the report gives.
+    #[arg(long, value_delimiter = ',')]
+    server_pids: Vec<u32>,
     /// Also write the report here, as JSON.
     #[arg(long)]
-    json: Option<std::path::PathBuf>,
+    json: Option<PathBuf>,
+    /// A name for this run in the report.
+    #[arg(long, default_value = "")]
+    label: String,
+    /// No progress bar (logs, CI).
+    #[arg(long)]
+    quiet: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Report {
-    concurrency: usize,
-    variant: String,
-    think_ms: u64,
-    seconds: f64,
-    games_finished: u64,
-    moves: u64,
-    moves_per_second: f64,
-    move_round_trip: Latency,
-    errors: BTreeMap<String, u64>,
+/// When a move was sent, and when its last watcher (so far) saw it.
+type Delivery = (Instant, Option<Instant>);
+
+/// What every task shares (one thread: `Rc` and `RefCell`).
+struct Ctx {
+    api: Api,
+    args: Args,
+    time_control: (u32, u32),
+    deadline: Instant,
+    round_trip: RefCell<Histogram<u64>>,
+    time_to_match: RefCell<Histogram<u64>>,
+    watcher_delay: RefCell<Histogram<u64>>,
+    moves: Cell<u64>,
+    games: Cell<u64>,
+    players: Cell<u64>,
+    errors: RefCell<BTreeMap<String, u64>>,
+    /// Live games, for watchers to pick from.
+    live: RefCell<Vec<String>>,
+    /// When each move was sent, and when its last watcher saw it.
+    sent: RefCell<HashMap<(String, u64), Delivery>>,
+    /// `--watch-one`: the game every watcher follows, and how many are in.
+    featured: RefCell<Option<String>>,
+    attached: Cell<usize>,
+    watch_cursor: Cell<usize>,
 }
 
-struct Tally {
-    round_trip: Histogram<u64>,
-    moves: u64,
-    games: u64,
-    errors: BTreeMap<String, u64>,
-}
+impl Ctx {
+    fn error(&self, what: &str) {
+        *self.errors.borrow_mut().entry(what.to_owned()).or_default() += 1;
+    }
 
-impl Tally {
-    fn error(&mut self, what: &str) {
-        *self.errors.entry(what.to_owned()).or_default() += 1;
+    fn client_error(&self, error: &ClientError) {
+        let what = match error {
+            ClientError::Status { status, body } => {
+                let code = serde_json::from_str::<Value>(body)
+                    .ok()
+                    .and_then(|body| body["code"].as_str().map(str::to_owned));
+                format!("http_{status}_{}", code.unwrap_or_default())
+            }
+            ClientError::Closed => "socket_closed".into(),
+            ClientError::Http(_) => "http".into(),
+            ClientError::Socket(_) => "socket".into(),
+            ClientError::Decode(_) => "decode".into(),
+        };
+        self.error(&what);
+    }
+
+    fn over(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    /// The instance a game lives on: the same for everyone, by its id.
+    fn games_base(&self, game: &str) -> String {
+        let bases = &self.args.games;
+        let hash = game.bytes().fold(0u64, |hash, byte| {
+            hash.wrapping_mul(31).wrapping_add(byte as u64)
+        });
+        bases[(hash % bases.len() as u64) as usize].replacen("http", "ws", 1)
     }
 }
 
-type Shared = Rc<RefCell<Tally>>;
+fn micros(since: Instant) -> u64 {
+    (since.elapsed().as_micros() as u64).max(1)
+}
 
-fn describe(error: &ClientError) -> String {
-    match error {
-        ClientError::Status { status, .. } => format!("http_{status}"),
-        ClientError::Closed => "socket_closed".into(),
-        ClientError::Http(_) => "http".into(),
-        ClientError::Socket(_) => "socket".into(),
-        ClientError::Decode(_) => "decode".into(),
+/// A seeded xorshift: random legal moves that repeat for a given seed.
+struct Moves(u64);
+
+impl Moves {
+    fn pick(&mut self, legal: &[u64]) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        legal[(self.0 % legal.len() as u64) as usize]
     }
 }
 
-/// Waits on one socket for the `moved` of `ply`, counting errors.
-async fn until_moved(socket: &mut GameSocket, ply: u32, tally: &Shared) -> Result<(), ClientError> {
+fn pits(legal: &Value) -> Vec<u64> {
+    legal
+        .as_array()
+        .map(|pits| pits.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// Opens a game's play socket and authenticates: the socket and its state.
+/// Follows one `elsewhere` to the instance that hosts the game.
+async fn join_game(ctx: &Ctx, game: &str, token: &str) -> Result<(JsonSocket, Value), ClientError> {
+    let mut url = format!("{}/v1/games/{game}/play", ctx.games_base(game));
+    for _ in 0..2 {
+        let mut socket = JsonSocket::open(&ctx.api, &url).await?;
+        socket
+            .send(json!({"t": "auth", "d": {"token": token}}))
+            .await?;
+        loop {
+            let message = socket.receive().await?;
+            match message["t"].as_str() {
+                Some("state") => return Ok((socket, message["d"].clone())),
+                Some("elsewhere") => {
+                    let host = message["d"]["url"].as_str().unwrap_or_default();
+                    url = format!("{}/v1/games/{game}/play", host.replacen("http", "ws", 1));
+                    break;
+                }
+                Some("error") => {
+                    ctx.error(message["d"]["code"].as_str().unwrap_or("error"));
+                    return Err(ClientError::Closed);
+                }
+                _ => {}
+            }
+        }
+    }
+    Err(ClientError::Closed)
+}
+
+/// Queues in the lobby until matched: the game id.
+async fn queue(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
+    let url = format!("{}/v1/lobby", ctx.args.base.replacen("http", "ws", 1));
+    let mut lobby = JsonSocket::open(&ctx.api, &url).await?;
+    lobby
+        .send(json!({"t": "auth", "d": {"token": token}}))
+        .await?;
+    let (initial, increment) = ctx.time_control;
+    lobby
+        .send(json!({"t": "queue_join", "d": {"variant": ctx.args.variant,
+            "time_control": {"initial_secs": initial, "increment_secs": increment}}}))
+        .await?;
+    let queued = Instant::now();
     loop {
-        match socket.receive().await? {
-            ServerMessage::Moved(moved) if moved.ply == ply => return Ok(()),
-            ServerMessage::Error(error) => {
-                tally.borrow_mut().error(error.code.as_str());
-                return Err(ClientError::Decode(error.message));
+        let message = tokio::time::timeout(Duration::from_secs(60), lobby.receive())
+            .await
+            .map_err(|_| ClientError::Closed)??;
+        match message["t"].as_str() {
+            Some("matched") => {
+                let _ = ctx.time_to_match.borrow_mut().record(micros(queued));
+                lobby.close().await;
+                return Ok(message["d"]["game_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned());
+            }
+            Some("error") => {
+                ctx.error(message["d"]["code"].as_str().unwrap_or("error"));
+                return Err(ClientError::Closed);
             }
             _ => {}
         }
     }
 }
 
-async fn play_one(
-    api: &Api,
-    args: &Args,
-    players: &[Session; 2],
-    seed: &mut u64,
-    tally: &Shared,
-    deadline: Instant,
-) -> Result<(), ClientError> {
-    let game = api
-        .create_game(
-            &args.service_token,
-            &args.variant,
-            [players[0].player.id, players[1].player.id],
-            false,
+/// Starts a game against the AI: its id.
+async fn ai_game(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
+    let answer = ctx
+        .api
+        .post_json(
+            format!("{}/v1/ai-games", ctx.args.base),
+            json!({"variant": {"variant": ctx.args.variant}, "level": "beginner",
+                "side": "random"}),
+            Some(token),
         )
         .await?;
-    let mut sockets = Vec::with_capacity(2);
-    let mut state = None;
-    for player in players {
-        let mut socket = api.socket(&game.play_path).await?;
-        socket
-            .send(&ClientMessage::Auth {
-                token: player.access_token.clone(),
-            })
-            .await?;
-        loop {
-            if let ServerMessage::State(snapshot) = socket.receive().await? {
-                state = Some(snapshot);
+    Ok(answer["game_id"].as_str().unwrap_or_default().to_owned())
+}
+
+/// Plays one game to its end: the next game's id when a rematch follows.
+async fn play(
+    ctx: &Ctx,
+    game: &str,
+    token: &str,
+    moves: &mut Moves,
+    rematch: bool,
+) -> Result<Option<String>, ClientError> {
+    let (mut socket, state) = join_game(ctx, game, token).await?;
+    let you = state["you"].as_u64();
+    let (mut turn, mut legal, mut ply) = (
+        state["turn"].as_u64(),
+        pits(&state["legal"]),
+        state["ply"].as_u64().unwrap_or(0),
+    );
+    // One of the two players speaks for the game (both, against the AI).
+    let counts_the_game = you == Some(0) || ctx.args.opponent.is_ai();
+    if counts_the_game {
+        ctx.live.borrow_mut().push(game.to_owned());
+        if ctx.args.watch_one && ctx.args.watchers > 0 {
+            *ctx.featured.borrow_mut() = Some(game.to_owned());
+            ctx.attached.set(0);
+        }
+    }
+    if ctx.args.watch_one && ctx.args.watchers > 0 {
+        // The moves are what is measured: every watcher in first.
+        let waiting = Instant::now();
+        while ctx.attached.get() < ctx.args.watchers && waiting.elapsed() < Duration::from_secs(60)
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    let mut result = None;
+    loop {
+        if turn.is_some() && turn == you && !ctx.over() {
+            tokio::time::sleep(Duration::from_millis(ctx.args.think_ms)).await;
+            let pit = moves.pick(&legal);
+            ply += 1;
+            let sent = Instant::now();
+            if ctx.args.watchers > 0 {
+                ctx.sent
+                    .borrow_mut()
+                    .insert((game.to_owned(), ply), (sent, None));
+            }
+            socket
+                .send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+                .await?;
+            loop {
+                let message = socket.receive().await?;
+                match message["t"].as_str() {
+                    Some("moved") if message["d"]["ply"].as_u64() == Some(ply) => {
+                        if sent < ctx.deadline {
+                            let _ = ctx.round_trip.borrow_mut().record(micros(sent));
+                            ctx.moves.set(ctx.moves.get() + 1);
+                        }
+                        turn = message["d"]["turn"].as_u64();
+                        legal = pits(&message["d"]["legal"]);
+                        break;
+                    }
+                    Some("over") => {
+                        turn = None;
+                        result = Some(message);
+                        break;
+                    }
+                    Some("error") => {
+                        ctx.error(message["d"]["code"].as_str().unwrap_or("error"));
+                        return Err(ClientError::Closed);
+                    }
+                    _ => {}
+                }
+            }
+            if result.is_some() {
                 break;
             }
+            continue;
         }
-        sockets.push(socket);
-    }
-    let Some(state) = state else { return Ok(()) };
-    let (mut turn, mut legal, mut ply) = (state.turn, state.legal.clone(), state.ply);
-    while let Some(mover) = turn {
-        if Instant::now() >= deadline {
+        if ctx.over() {
             break;
         }
-        if args.think_ms > 0 {
-            tokio::time::sleep(Duration::from_millis(args.think_ms)).await;
-        }
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        let pit = legal[(*seed % legal.len() as u64) as usize];
-        ply += 1;
-        let started = Instant::now();
-        let mover = mover as usize;
-        sockets[mover]
-            .send(&ClientMessage::Move { pit, ply })
-            .await?;
-        // The mover's own `moved` is the acknowledgement.
-        loop {
-            match sockets[mover].receive().await? {
-                ServerMessage::Moved(moved) if moved.ply == ply => {
-                    let micros = started.elapsed().as_micros() as u64;
-                    let mut shared = tally.borrow_mut();
-                    let _ = shared.round_trip.record(micros.max(1));
-                    shared.moves += 1;
-                    turn = moved.turn;
-                    legal = moved.legal;
-                    break;
-                }
-                ServerMessage::Error(error) => {
-                    tally.borrow_mut().error(error.code.as_str());
-                    return Err(ClientError::Decode(error.message));
-                }
-                _ => {}
+        let Ok(message) = tokio::time::timeout(Duration::from_secs(1), socket.receive()).await
+        else {
+            continue;
+        };
+        let message = message?;
+        match message["t"].as_str() {
+            Some("moved") => {
+                ply = message["d"]["ply"].as_u64().unwrap_or(ply);
+                turn = message["d"]["turn"].as_u64();
+                legal = pits(&message["d"]["legal"]);
             }
+            Some("over") => {
+                result = Some(message);
+                break;
+            }
+            Some("error") => ctx.error(message["d"]["code"].as_str().unwrap_or("error")),
+            _ => {}
         }
-        until_moved(&mut sockets[1 - mover], ply, tally).await?;
     }
-    if turn.is_none() {
-        tally.borrow_mut().games += 1;
+    if counts_the_game {
+        ctx.live.borrow_mut().retain(|live| live != game);
     }
-    for socket in sockets {
+    if result.is_none() {
         socket.close().await;
+        return Ok(None);
     }
+    if counts_the_game {
+        ctx.games.set(ctx.games.get() + 1);
+    }
+    if !rematch || ctx.over() {
+        socket.close().await;
+        return Ok(None);
+    }
+    socket.send(json!({"t": "rematch"})).await?;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while Instant::now() < deadline {
+        let Ok(message) = tokio::time::timeout(Duration::from_secs(1), socket.receive()).await
+        else {
+            continue;
+        };
+        let message = message?;
+        if message["t"] == "rematch" {
+            socket.close().await;
+            return Ok(message["d"]["game_id"].as_str().map(str::to_owned));
+        }
+    }
+    ctx.error("no_rematch");
+    socket.close().await;
+    Ok(None)
+}
+
+impl Opponent {
+    fn is_ai(self) -> bool {
+        matches!(self, Opponent::Ai)
+    }
+}
+
+/// One simulated player, from sign-in to leaving.
+async fn player(ctx: Rc<Ctx>, index: u64) {
+    ctx.players.set(ctx.players.get() + 1);
+    let mut moves = Moves(0x2545_f491_4f6c_dd1d ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let session = match ctx.api.guest().await {
+        Ok(session) => session,
+        Err(error) => return ctx.client_error(&error),
+    };
+    let token = session.access_token;
+    let first = match ctx.args.opponent {
+        Opponent::Queue => queue(&ctx, &token).await,
+        Opponent::Ai => ai_game(&ctx, &token).await,
+    };
+    let mut game = match first {
+        Ok(game) => game,
+        Err(error) => return ctx.client_error(&error),
+    };
+    for played in 1..=ctx.args.games_per_player {
+        let rematch = played < ctx.args.games_per_player;
+        match play(&ctx, &game, &token, &mut moves, rematch).await {
+            Ok(Some(next)) => game = next,
+            Ok(None) => return,
+            Err(error) => return ctx.client_error(&error),
+        }
+    }
+}
+
+/// One watcher: follows live games (or the featured one) until the end.
+async fn watcher(ctx: Rc<Ctx>) {
+    let mut last: Option<String> = None;
+    while !ctx.over() {
+        let game = if ctx.args.watch_one {
+            ctx.featured
+                .borrow()
+                .clone()
+                .filter(|game| Some(game) != last.as_ref())
+        } else {
+            let live = ctx.live.borrow();
+            (!live.is_empty()).then(|| {
+                let cursor = ctx.watch_cursor.get();
+                ctx.watch_cursor.set(cursor.wrapping_add(1));
+                live[cursor % live.len()].clone()
+            })
+        };
+        let Some(game) = game else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        last = Some(game.clone());
+        if let Err(error) = watch(&ctx, &game).await {
+            ctx.client_error(&error);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+async fn watch(ctx: &Ctx, game: &str) -> Result<(), ClientError> {
+    let url = format!("{}/v1/games/{game}/watch", ctx.games_base(game));
+    let mut socket = JsonSocket::open(&ctx.api, &url).await?;
+    loop {
+        let Ok(message) = tokio::time::timeout(Duration::from_secs(1), socket.receive()).await
+        else {
+            if ctx.over() {
+                break;
+            }
+            continue;
+        };
+        let message = message?;
+        match message["t"].as_str() {
+            Some("state") => ctx.attached.set(ctx.attached.get() + 1),
+            Some("moved") => {
+                let ply = message["d"]["ply"].as_u64().unwrap_or(0);
+                let now = Instant::now();
+                if let Some((sent, last)) = ctx.sent.borrow_mut().get_mut(&(game.to_owned(), ply)) {
+                    let _ = ctx
+                        .watcher_delay
+                        .borrow_mut()
+                        .record((now - *sent).as_micros().max(1) as u64);
+                    *last = Some(last.map_or(now, |last| last.max(now)));
+                }
+            }
+            Some("over") => break,
+            _ => {}
+        }
+        if ctx.over() {
+            break;
+        }
+    }
+    socket.close().await;
     Ok(())
 }
 
-async fn slot(api: Api, args: Rc<Args>, index: usize, tally: Shared, deadline: Instant) {
-    let mut seed = 0x2545_f491_4f6c_dd1d ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let players = match (api.guest().await, api.guest().await) {
-        (Ok(a), Ok(b)) => [a, b],
-        (Err(error), _) | (_, Err(error)) => {
-            tally.borrow_mut().error(&describe(&error));
-            return;
-        }
-    };
-    while Instant::now() < deadline {
-        if let Err(error) = play_one(&api, &args, &players, &mut seed, &tally, deadline).await {
-            tally.borrow_mut().error(&describe(&error));
-            tokio::time::sleep(Duration::from_millis(100)).await;
+#[derive(Debug, Serialize)]
+struct IdleReport {
+    sockets: usize,
+    opened: usize,
+    server_rss_before_mb: f64,
+    server_rss_after_mb: f64,
+    server_bytes_per_socket: f64,
+}
+
+/// Holds `count` watch sockets open on a few idle games, and weighs them.
+async fn idle(ctx: Rc<Ctx>, count: usize, sampler: Rc<RefCell<Sampler>>) -> Option<IdleReport> {
+    let session = ctx.api.guest().await.ok()?;
+    let games = count.div_ceil(500).max(1);
+    let mut ids = Vec::new();
+    for _ in 0..games {
+        let game = ctx
+            .api
+            .post_json(
+                format!("{}/v1/hotseat-games", ctx.args.base),
+                json!({"variant": {"variant": ctx.args.variant}}),
+                Some(&session.access_token),
+            )
+            .await
+            .ok()?;
+        ids.push(game["game_id"].as_str()?.to_owned());
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = sampler.borrow_mut().sample().rss_bytes;
+    let opened = Rc::new(Cell::new(0usize));
+    let mut tasks = Vec::new();
+    for index in 0..count {
+        let url = format!(
+            "{}/v1/games/{}/watch",
+            ctx.games_base(&ids[index % games]),
+            ids[index % games]
+        );
+        let (ctx, opened) = (ctx.clone(), opened.clone());
+        tasks.push(actix_rt::spawn(async move {
+            let Ok(mut socket) = JsonSocket::open(&ctx.api, &url).await else {
+                ctx.error("idle_socket");
+                return;
+            };
+            if socket.receive().await.is_ok() {
+                opened.set(opened.get() + 1);
+            }
+            // Idle: read (pings, counts) until the run ends.
+            while !ctx.over() {
+                if tokio::time::timeout(Duration::from_secs(1), socket.receive())
+                    .await
+                    .is_ok_and(|received| received.is_err())
+                {
+                    ctx.error("idle_socket_closed");
+                    return;
+                }
+            }
+        }));
+        if index % 500 == 499 {
+            // Opened in waves, as people arrive, not in one burst.
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
+    let waiting = Instant::now();
+    while opened.get() < count && waiting.elapsed() < Duration::from_secs(120) && !ctx.over() {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Settle: watcher counts published, buffers shrunk.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after = sampler.borrow_mut().sample().rss_bytes;
+    let mb = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    Some(IdleReport {
+        sockets: count,
+        opened: opened.get(),
+        server_rss_before_mb: mb(before),
+        server_rss_after_mb: mb(after),
+        server_bytes_per_socket: (after.saturating_sub(before)) as f64 / opened.get().max(1) as f64,
+    })
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    label: String,
+    opponent: Opponent,
+    players: usize,
+    arrival_rate: Option<f64>,
+    games_per_player: u32,
+    think_ms: u64,
+    variant: String,
+    watchers: usize,
+    watch_one: bool,
+    seconds: f64,
+    players_started: u64,
+    games_finished: u64,
+    moves: u64,
+    moves_per_second: f64,
+    move_round_trip: Latency,
+    time_to_match: Latency,
+    watcher_delay: Latency,
+    last_watcher_delay: Latency,
+    idle: Option<IdleReport>,
+    errors: BTreeMap<String, u64>,
+    server: Option<ServerUsage>,
 }
 
 fn main() -> std::process::ExitCode {
-    let args = Args::parse();
+    let mut args = Args::parse();
+    if args.games.is_empty() {
+        args.games = vec![args.base.clone()];
+    }
     let system = actix_rt::System::new();
-    let outcome = system.block_on(run(args));
-    match outcome {
+    match system.block_on(run(args)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("loadgen: {error}");
@@ -210,60 +602,192 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+fn time_control(text: &str) -> Result<(u32, u32), String> {
+    let (initial, increment) = text
+        .split_once('+')
+        .ok_or_else(|| format!("time control {text:?}: expected initial+increment"))?;
+    let minutes: u32 = initial
+        .parse()
+        .map_err(|_| format!("bad minutes in {text:?}"))?;
+    let increment = increment
+        .parse()
+        .map_err(|_| format!("bad increment in {text:?}"))?;
+    Ok((minutes * 60, increment))
+}
+
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let api = Api::new(&args.accounts, &args.games);
-    let tally: Shared = Rc::new(RefCell::new(Tally {
-        round_trip: histogram()?,
-        moves: 0,
-        games: 0,
-        errors: BTreeMap::new(),
-    }));
-    let args = Rc::new(args);
     let started = Instant::now();
-    let deadline = started + Duration::from_secs(args.duration_secs);
-    let mut slots = Vec::new();
-    for index in 0..args.concurrency {
-        slots.push(actix_rt::spawn(slot(
-            api.clone(),
-            args.clone(),
-            index,
-            tally.clone(),
-            deadline,
-        )));
-    }
-    for task in slots {
-        let _ = task.await;
-    }
-    let seconds = started.elapsed().as_secs_f64();
-    let tally = tally.borrow();
-    let report = Report {
-        concurrency: args.concurrency,
-        variant: args.variant.clone(),
-        think_ms: args.think_ms,
-        seconds,
-        games_finished: tally.games,
-        moves: tally.moves,
-        moves_per_second: tally.moves as f64 / seconds,
-        move_round_trip: Latency::of(&tally.round_trip),
-        errors: tally.errors.clone(),
+    let ctx = Rc::new(Ctx {
+        api: Api::new(&args.base, &args.games[0]),
+        time_control: time_control(&args.time_control)?,
+        deadline: started + Duration::from_secs(args.duration_secs),
+        round_trip: RefCell::new(histogram()?),
+        time_to_match: RefCell::new(histogram()?),
+        watcher_delay: RefCell::new(histogram()?),
+        moves: Cell::new(0),
+        games: Cell::new(0),
+        players: Cell::new(0),
+        errors: RefCell::default(),
+        live: RefCell::default(),
+        sent: RefCell::default(),
+        featured: RefCell::default(),
+        attached: Cell::new(0),
+        watch_cursor: Cell::new(0),
+        args,
+    });
+    let sampler = Rc::new(RefCell::new(Sampler::start(ctx.args.server_pids.clone())));
+    let progress = if ctx.args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(ctx.args.duration_secs)
     };
-    println!(
-        "{} games at once, {:.1} s: {} moves, {:.0} moves/s, {} games finished\n\
-         move round trip: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms\n\
-         errors: {:?}",
-        report.concurrency,
-        report.seconds,
-        report.moves,
-        report.moves_per_second,
-        report.games_finished,
-        report.move_round_trip.p50_ms,
-        report.move_round_trip.p95_ms,
-        report.move_round_trip.p99_ms,
-        report.move_round_trip.max_ms,
-        report.errors,
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")?.progress_chars("=> "),
     );
-    if let Some(path) = &args.json {
+    let ticker = actix_rt::spawn({
+        let (ctx, sampler, progress) = (ctx.clone(), sampler.clone(), progress.clone());
+        async move {
+            while !ctx.over() {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let reading = sampler.borrow_mut().sample();
+                progress.set_position(started.elapsed().as_secs());
+                progress.set_message(format!(
+                    "{} moves, {} games, {} players, {} errors, server {:.0} MB",
+                    ctx.moves.get(),
+                    ctx.games.get(),
+                    ctx.players.get(),
+                    ctx.errors.borrow().values().sum::<u64>(),
+                    reading.rss_bytes as f64 / (1024.0 * 1024.0),
+                ));
+            }
+        }
+    });
+    let idle_task = (ctx.args.idle > 0)
+        .then(|| actix_rt::spawn(idle(ctx.clone(), ctx.args.idle, sampler.clone())));
+    for _ in 0..ctx.args.watchers {
+        actix_rt::spawn(watcher(ctx.clone()));
+    }
+    let players_task = actix_rt::spawn({
+        let ctx = ctx.clone();
+        async move {
+            let mut index = 0u64;
+            if let Some(rate) = ctx.args.arrival_rate {
+                // Arrivals on a fixed schedule, whatever the servers' pace.
+                let every = Duration::from_secs_f64(1.0 / rate.max(0.001));
+                let mut next = Instant::now();
+                while !ctx.over() {
+                    actix_rt::spawn(player(ctx.clone(), index));
+                    index += 1;
+                    next += every;
+                    tokio::time::sleep_until(next.into()).await;
+                }
+            } else if ctx.args.players > 0 {
+                let slots: Vec<_> = (0..ctx.args.players as u64)
+                    .map(|slot| {
+                        let ctx = ctx.clone();
+                        actix_rt::spawn(async move {
+                            let mut round = 0u64;
+                            while !ctx.over() {
+                                player(ctx.clone(), slot + round * 1_000_000).await;
+                                round += 1;
+                            }
+                        })
+                    })
+                    .collect();
+                for slot in slots {
+                    let _ = slot.await;
+                }
+            }
+        }
+    });
+    tokio::time::sleep_until(ctx.deadline.into()).await;
+    let idle_report = match idle_task {
+        Some(task) => task.await.ok().flatten(),
+        None => None,
+    };
+    // Moves in flight at the deadline finish; none after it counts.
+    let _ = tokio::time::timeout(Duration::from_secs(5), players_task).await;
+    let _ = ticker.await;
+    progress.finish_and_clear();
+    let seconds = ctx.args.duration_secs as f64;
+    let mut last_watcher = histogram()?;
+    for (sent, last) in ctx.sent.borrow().values() {
+        if let Some(last) = last {
+            let _ = last_watcher.record((*last - *sent).as_micros().max(1) as u64);
+        }
+    }
+    let server = (!ctx.args.server_pids.is_empty()).then(|| sampler.borrow_mut().usage());
+    let report = Report {
+        label: ctx.args.label.clone(),
+        opponent: ctx.args.opponent,
+        players: ctx.args.players,
+        arrival_rate: ctx.args.arrival_rate,
+        games_per_player: ctx.args.games_per_player,
+        think_ms: ctx.args.think_ms,
+        variant: ctx.args.variant.clone(),
+        watchers: ctx.args.watchers,
+        watch_one: ctx.args.watch_one,
+        seconds,
+        players_started: ctx.players.get(),
+        games_finished: ctx.games.get(),
+        moves: ctx.moves.get(),
+        moves_per_second: ctx.moves.get() as f64 / seconds,
+        move_round_trip: Latency::of(&ctx.round_trip.borrow()),
+        time_to_match: Latency::of(&ctx.time_to_match.borrow()),
+        watcher_delay: Latency::of(&ctx.watcher_delay.borrow()),
+        last_watcher_delay: Latency::of(&last_watcher),
+        idle: idle_report,
+        errors: ctx.errors.borrow().clone(),
+        server,
+    };
+    print_summary(&report);
+    if let Some(path) = &ctx.args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
     }
     Ok(())
+}
+
+fn print_summary(report: &Report) {
+    let latency = |name: &str, latency: &Latency| {
+        if latency.count > 0 {
+            println!(
+                "{name}: p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+                latency.p50_ms, latency.p95_ms, latency.p99_ms, latency.max_ms, latency.count
+            );
+        }
+    };
+    println!(
+        "{}{:.0} s: {} players, {} games finished, {} moves ({:.0} moves/s)",
+        if report.label.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", report.label)
+        },
+        report.seconds,
+        report.players_started,
+        report.games_finished,
+        report.moves,
+        report.moves_per_second
+    );
+    latency("move round trip", &report.move_round_trip);
+    latency("time to match", &report.time_to_match);
+    latency("watcher delay (each delivery)", &report.watcher_delay);
+    latency("last watcher delay (per move)", &report.last_watcher_delay);
+    if let Some(idle) = &report.idle {
+        println!(
+            "idle sockets: {} of {} open; server RSS {:.1} -> {:.1} MB: {:.1} KB per socket",
+            idle.opened,
+            idle.sockets,
+            idle.server_rss_before_mb,
+            idle.server_rss_after_mb,
+            idle.server_bytes_per_socket / 1024.0
+        );
+    }
+    if let Some(server) = &report.server {
+        println!(
+            "server: RSS {:.0} MB at start, {:.0} MB peak, {:.0} MB at end; CPU {:.2} cores",
+            server.rss_start_mb, server.rss_peak_mb, server.rss_end_mb, server.cpu_cores
+        );
+    }
+    println!("errors: {:?}", report.errors);
 }
