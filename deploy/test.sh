@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: formatting, lints, the purity of the pure
-# crates, the committed sqlx query data, every test of the workspace, and a
-# build of the fuzz target.
+# crates, the deployment files, the committed sqlx query data, a build of
+# the fuzz targets, every test of the workspace (end-to-end and fault tests
+# against real processes included) and the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Builds take the queries' types from the committed .sqlx/ data, never from
@@ -22,6 +23,9 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 step "pure crates depend on no IO, clock or randomness"
 deploy/check-purity.sh
 
+step "deployment files agree with the code (static: builds and applies nothing)"
+deploy/check-deploy.sh
+
 step "sqlx query data is current (cargo sqlx prepare --check)"
 deploy/check-sqlx.sh
 
@@ -32,3 +36,6 @@ step "cargo test"
 # The end-to-end tests start the service binaries as processes.
 cargo build --workspace --bins --locked
 cargo test --workspace --all-features --locked
+
+step "browser tests (Playwright driving Chromium against the arena)"
+tests/browser/run.sh

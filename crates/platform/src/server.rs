@@ -137,8 +137,11 @@ impl Bound {
         }
         tracing::info!("stopping: draining first");
         drain().await;
-        handle.stop(true).await;
-        server.await
+        // The server future runs the stop command: poll both, or the stop
+        // waits forever for a loop nobody drives.
+        let ((), result) = tokio::join!(handle.stop(true), server);
+        tracing::info!("stopped");
+        result
     }
 }
 

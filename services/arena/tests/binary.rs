@@ -67,7 +67,7 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let _process = Process(child);
+    let mut process = Process(child);
     // Log lines may come first; the ready line names the address.
     let mut lines = BufReader::new(stdout).lines();
     let line = lines
@@ -157,7 +157,28 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
         (response.status().as_u16(), ())
     };
     assert_eq!(status, 200);
-    drop(_process);
+    // SIGTERM: the arena drains its games and exits by itself.
+    let pid = process.0.id().to_string();
+    let stopping = Instant::now();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = loop {
+        if let Some(status) = process.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            stopping.elapsed() < Duration::from_secs(15),
+            "the arena did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    println!("exited {:?} after SIGTERM", stopping.elapsed());
     let _ = std::fs::remove_dir_all(&web);
     stores.cleanup().await.unwrap();
 }

@@ -227,6 +227,7 @@ pub(crate) async fn game_record(
 
 /// Filters of the game lists.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListQuery {
     /// `kalah`, `oware` or `mangala`.

@@ -273,6 +273,28 @@ pub async fn close_expired_rooms(
     .await
 }
 
+/// Aborts games nobody ever started whose first move is long overdue: a
+/// hosted game aborts itself on time, but one that no player ever opened
+/// (an AI game whose tab closed at once) has no host to do it, and would
+/// sit in the live lists for ever.
+pub async fn abort_unstarted(
+    pool: &PgPool,
+    now: f64,
+    overdue_secs: f64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"UPDATE games SET status = 'aborted', result = 'aborted', reason = 'no_start',
+                            ended_at = to_timestamp($1), version = version + 1
+           WHERE status = 'live' AND plies = 0
+             AND created_at <= to_timestamp($1) - $2 * interval '1 second'
+           RETURNING id"#,
+        now,
+        overdue_secs,
+    )
+    .fetch_all(pool)
+    .await
+}
+
 /// When a room closes (at the latest), and whether it has.
 pub async fn room_deadline(pool: &PgPool, room: Uuid) -> Result<Option<(f64, bool)>, sqlx::Error> {
     let row = sqlx::query!(

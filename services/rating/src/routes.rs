@@ -36,6 +36,7 @@ fn store_error(error: Box<dyn std::error::Error>) -> ApiError {
 
 /// Paging of a leaderboard.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PageQuery {
     offset: Option<u64>,

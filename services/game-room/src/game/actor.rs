@@ -548,17 +548,23 @@ impl Actor {
         let until = self.now() + 30_000;
         let redis = &self.deps.redis;
         let mut pipe = redis::pipe();
+        let mut marks = 0;
         for (seat, info) in self.live.info().seats.iter().enumerate() {
             let Some(player) = info.player.filter(|_| self.connections[seat] > 0) else {
                 continue;
             };
             let player = player.to_string();
+            marks += 1;
             pipe.zadd(redis.key("online"), &player, until).ignore();
             if self.live.is_over() || info.ai.is_some() {
                 pipe.zrem(redis.key("playing"), &player).ignore();
             } else {
                 pipe.zadd(redis.key("playing"), &player, until).ignore();
             }
+        }
+        if marks == 0 {
+            // Nobody here (Redis refuses an empty pipeline).
+            return;
         }
         let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
         if let Err(error) = marked {

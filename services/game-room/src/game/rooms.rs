@@ -285,6 +285,15 @@ impl Rooms {
                     Ok(_) => {}
                     Err(error) => tracing::warn!(%error, "sweeping rooms"),
                 }
+                // Well past the point a host would have aborted it itself.
+                let overdue = (deps.settings.first_move + 2 * deps.settings.lease).as_secs_f64();
+                match crate::store::abort_unstarted(&deps.postgres, now, overdue).await {
+                    Ok(aborted) if !aborted.is_empty() => {
+                        tracing::info!(games = aborted.len(), "aborted games nobody started");
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(%error, "sweeping unstarted games"),
+                }
             }
         });
     }

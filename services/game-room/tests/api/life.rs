@@ -20,6 +20,19 @@ async fn two_players(world: &World) -> ((Uuid, String), (Uuid, String)) {
     (world.player("South").await, world.player("North").await)
 }
 
+/// The game's status once it is `expected`, or as it is after 5 s.
+async fn status_in_a_while(instance: &Instance, game: Uuid, expected: &str) -> Value {
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        status = record(instance, game).await["status"].clone();
+        if status == expected {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    status
+}
+
 async fn record(instance: &Instance, game: Uuid) -> Value {
     instance.get(&format!("/v1/games/{game}")).await.1
 }
@@ -419,16 +432,38 @@ async fn a_room_nobody_is_in_closes_after_30_minutes() {
     assert_eq!(record(&instance, game.id).await["status"], "live");
     // ...closed after 30.
     world.clock.advance(60_000);
-    let mut status = Value::Null;
-    for _ in 0..100 {
-        status = record(&instance, game.id).await["status"].clone();
-        if status == "aborted" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(status, "aborted");
+    assert_eq!(
+        status_in_a_while(&instance, game.id, "aborted").await,
+        "aborted"
+    );
     assert_eq!(record(&instance, game.id).await["reason"], "room_closed");
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_game_nobody_ever_opens_is_aborted_in_time() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (south, _) = world.player("South").await;
+    let (north, _) = world.player("North").await;
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
+    // Nobody hosts it, so no host aborts it at the first-move deadline; the
+    // sweeper does, once a host surely would have.
+    world.clock.advance(61_000);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(record(&instance, game.id).await["status"], "live");
+    world.clock.advance(30_000);
+    assert_eq!(
+        status_in_a_while(&instance, game.id, "aborted").await,
+        "aborted"
+    );
+    assert_eq!(record(&instance, game.id).await["reason"], "no_start");
     world.cleanup().await;
 }
 

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The standard load profiles, against the one-process launcher (`arena`) and
+# against the split services (matchmaking, two game-room instances, rating),
+# everything on this machine with the load generator beside it:
+#   games     1,000 concurrent ranked games (2,000 players queueing, playing
+#             with a think time, rematching), durable moves
+#   watchers  one game followed by 5,000 watchers
+#   idle      19,000 idle sockets, weighed in server memory (this machine's
+#             hard limit is 20,000 open files per process)
+# Writes tests/bench/results/<deployment>-<profile>.json and
+# tests/bench/results/summary.md (a Markdown table).
+# Usage: deploy/bench.sh [PROFILE ...] (default: games watchers idle)
+#        DEPLOYMENTS="arena split" DURATION=30 THINK_MS=300 GAMES=1000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deploy/services.sh
+export SQLX_OFFLINE=true
+cargo build --release --quiet -p mancala-arena -p mancala-matchmaking -p mancala-game-room \
+  -p mancala-rating -p mancala-tests --bins
+bin=${CARGO_TARGET_DIR:-target}/release
+results=tests/bench/results
+mkdir -p "$results"
+server=postgres://postgres@127.0.0.1:5432
+database=mancala_bench
+duration=${DURATION:-30}
+think=${THINK_MS:-300}
+games=${GAMES:-1000}
+[ "$#" -gt 0 ] || set -- games watchers idle
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+pids=()
+stop() {
+  [ "${#pids[@]}" -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  pids=()
+}
+trap 'stop; psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null' EXIT
+
+ready() {
+  for _ in $(seq 100); do
+    curl -sf "http://127.0.0.1:$1/readyz" >/dev/null && return 0
+    sleep 0.1
+  done
+  echo "port $1 never became ready" >&2
+  return 1
+}
+
+# A fresh database and key prefix per run, shared settings for every process.
+fresh() {
+  psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" \
+    -c "CREATE DATABASE $database" >/dev/null
+  export DATABASE_URL=$server/$database APP_REDIS_PREFIX="bench:$$:$RANDOM:" RUST_LOG=error \
+    APP_LOG_FORMAT=json APP_INTERNAL_TOKEN=bench-token \
+    APP_JWT_PRIVATE_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=') \
+    APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 APP_WS_RATE=1000/1000 APP_PAIRING_WAVE_MS=500 \
+    APP_WS_TIMEOUT_SECS=120
+}
+
+# Starts a deployment; sets `base`, `games_bases` and `server_pids`.
+start() {
+  fresh
+  case $1 in
+    arena)
+      "$bin/arena" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)
+      ready 18080
+      base=http://127.0.0.1:18080 games_bases=$base
+      ;;
+    split)
+      APP_PUBLIC_URL=http://127.0.0.1:18081 APP_INSTANCE_ID=room-a \
+        "$bin/game-room" --bind 127.0.0.1:18081 >/dev/null & pids+=($!)
+      ready 18081
+      APP_PUBLIC_URL=http://127.0.0.1:18082 APP_INSTANCE_ID=room-b \
+        "$bin/game-room" --bind 127.0.0.1:18082 >/dev/null & pids+=($!)
+      APP_GAME_ROOM_URL=http://127.0.0.1:18081 \
+        "$bin/matchmaking" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)
+      "$bin/rating" --bind 127.0.0.1:18083 >/dev/null & pids+=($!)
+      for port in 18080 18082 18083; do ready $port; done
+      base=http://127.0.0.1:18080 games_bases=http://127.0.0.1:18081,http://127.0.0.1:18082
+      ;;
+  esac
+  server_pids=$(IFS=,; echo "${pids[*]}")
+}
+
+for deployment in ${DEPLOYMENTS:-arena split}; do
+  for profile in "$@"; do
+    echo "== $deployment: $profile"
+    start "$deployment"
+    common=(--base "$base" --games "$games_bases" --server-pids "$server_pids"
+      --duration-secs "$duration" --label "$deployment-$profile"
+      --json "$results/$deployment-$profile.json")
+    case $profile in
+      games) "$bin/loadgen" "${common[@]}" --players $((games * 2)) --think-ms "$think" \
+        --games-per-player 100 ;;
+      watchers) "$bin/loadgen" "${common[@]}" --players 2 --watchers 5000 --watch-one \
+        --think-ms "$think" --games-per-player 100 ;;
+      idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
+      *) echo "unknown profile $profile" >&2; exit 2 ;;
+    esac
+    stop
+  done
+done
+
+python3 - "$results" <<'EOF'
+import json, pathlib, sys
+results = pathlib.Path(sys.argv[1])
+rows = ["| run | moves/s | round trip p50 / p99 | match p50 / p95 | last watcher p50 / p99 "
+        "| KB per idle socket | server CPU | server peak RSS | errors |",
+        "|---|---|---|---|---|---|---|---|---|"]
+def ms(latency, a, b):
+    return "–" if not latency["count"] else f'{latency[a]:.2f} / {latency[b]:.2f} ms'
+for path in sorted(results.glob("*-*.json")):
+    if path.name.startswith(("games-", "rating")):
+        continue  # older single-service runs
+    r = json.loads(path.read_text())
+    idle = r.get("idle")
+    server = r.get("server") or {}
+    rows.append("| {} | {:.0f} | {} | {} | {} | {} | {:.2f} cores | {:.0f} MB | {} |".format(
+        r["label"] or path.stem, r["moves_per_second"],
+        ms(r["move_round_trip"], "p50_ms", "p99_ms"),
+        ms(r["time_to_match"], "p50_ms", "p95_ms"),
+        ms(r["last_watcher_delay"], "p50_ms", "p99_ms"),
+        f'{idle["server_bytes_per_socket"] / 1024:.1f} ({idle["opened"]} sockets)' if idle else "–",
+        server.get("cpu_cores", 0), server.get("rss_peak_mb", 0),
+        sum(r["errors"].values()) or 0))
+table = "\n".join(rows) + "\n"
+(results / "summary.md").write_text(table)
+print(table)
+EOF

@@ -1,0 +1,90 @@
+// A guest plays the beginner AI: an extra turn is announced, a move by
+// key, the AI answers, and "Undo" takes back the last move and the AI's
+// reply. Then the language switch and "Play again".
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  PHONE, assertNoPageErrors, launch, newPage, playablePits, readGame, shoot, waitForGame,
+} from '../lib/harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function waitForMyTurn(page, pastPly) {
+  await page.waitForFunction((ply) => {
+    const game = document.querySelector('[data-testid="game"]');
+    return game && Number(game.dataset.ply) > ply && game.dataset.turn === game.dataset.you
+      && document.querySelector('[data-testid^="pit-"][data-playable="true"]');
+  }, pastPly);
+  return readGame(page);
+}
+
+test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE });
+  await page.goto('/');
+  await page.getByTestId('ai-variant').selectOption('kalah');
+  await page.getByTestId('ai-level').selectOption('beginner');
+  await page.getByTestId('ai-side').selectOption('first');
+  await page.getByTestId('ai-start').click();
+  const start = await waitForGame(page);
+  assert.equal(start.you, 0);
+  assert.equal(start.ply, 0);
+  assert.deepEqual(start.pits, [[4, 4, 4, 4, 4, 4], [4, 4, 4, 4, 4, 4]]);
+  assert.match(await page.getByTestId('name-top').textContent(), /AI \(Beginner\)/);
+  await assert.doesNotReject(page.getByTestId('turn').filter({ hasText: 'Your turn' }).waitFor());
+  assert.ok(await page.getByTestId('undo').isDisabled(), 'nothing to undo before the first move');
+
+  // Pit 3 holds 4 stones: the last lands in the store, so one more move.
+  await page.getByTestId('pit-0-3').click();
+  await page.getByTestId('extra-turn').waitFor();
+  const afterExtra = await readGame(page);
+  assert.equal(afterExtra.ply, 1);
+  assert.equal(afterExtra.turn, 0, 'still my turn');
+  assert.deepEqual(afterExtra.pits[0], [4, 4, 0, 5, 5, 5]);
+  assert.equal(afterExtra.stores[0], 1);
+  assert.equal(await page.getByTestId('pit-0-3').getAttribute('data-last'), 'true', 'the last move is marked');
+  assert.equal(await page.getByTestId('extra-turn').textContent(), 'One more!');
+  assert.equal(await page.getByTestId('turn').textContent(), 'Your turn again');
+  await shoot(page, '2-ai-extra-turn');
+
+  // The second move by keyboard (key 1 plays my pit 1); the AI answers.
+  await page.keyboard.press('1');
+  const mine = await waitForMyTurn(page, afterExtra.ply);
+  assert.ok(mine.ply >= 3, 'the AI replied');
+  await shoot(page, '2-ai-before-undo');
+
+  // Undo: back to before my last move, the AI's replies gone too.
+  await page.getByTestId('undo').click();
+  await page.waitForFunction((ply) => Number(document.querySelector('[data-testid="game"]').dataset.ply) === ply, afterExtra.ply);
+  const undone = await readGame(page);
+  assert.equal(undone.ply, afterExtra.ply);
+  assert.deepEqual(undone.pits, afterExtra.pits, 'the board is as before my move');
+  assert.deepEqual(undone.stores, afterExtra.stores);
+  assert.equal(undone.turn, 0);
+  assert.equal(await page.getByTestId('pit-0-3').getAttribute('data-last'), 'true');
+  assert.ok((await playablePits(page).count()) > 0, 'my pits are playable again');
+
+  // The page speaks Korean on request, and remembers it.
+  await page.getByTestId('lang-switch').click();
+  await assert.doesNotReject(page.getByTestId('extra-turn').filter({ hasText: '한 번 더' }).waitFor());
+  assert.equal(await page.getByTestId('turn').textContent(), '다시 내 차례');
+  assert.equal(await page.getByTestId('undo').textContent(), '한 수 무르기');
+  await shoot(page, '2-ai-korean');
+  await page.reload();
+  await waitForGame(page);
+  assert.equal(await page.getByTestId('new-game').textContent(), '다시 하기');
+  await page.getByTestId('lang-switch').click();
+  await assert.doesNotReject(page.getByTestId('new-game').filter({ hasText: 'Play again' }).waitFor());
+
+  // "Play again" in the middle of a game asks, then starts a fresh one.
+  const firstUrl = page.url();
+  await page.getByTestId('new-game').click();
+  await page.getByTestId('confirm-ok').click();
+  await page.waitForURL((url) => url.href !== firstUrl && /\/game\//.test(url.pathname));
+  const fresh = await waitForGame(page);
+  assert.equal(fresh.ply, 0);
+  assert.deepEqual(fresh.pits, [[4, 4, 4, 4, 4, 4], [4, 4, 4, 4, 4, 4]]);
+  assertNoPageErrors(page);
+});

@@ -1,0 +1,95 @@
+// Who I am, in the header: a guest can register (keeping their id, games
+// and ratings) or sign in to an account; a registered player can sign out
+// (and continues as a new guest, since playing needs a session).
+
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { currentPlayer, login, logout, onSessionChange, register } from './api.js';
+import { errorMessage } from './format.js';
+import { toast } from './ui.js';
+
+export function openAccountDialog(start = 'register') {
+  let tab = currentPlayer()?.guest === false ? 'login' : start;
+  const error = h('p', { class: 'error-text', 'data-testid': 'account-error', role: 'alert' });
+  const username = h('input', { type: 'text', name: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20, pattern: '[A-Za-z0-9_\\-]{3,20}', 'data-testid': 'account-username' });
+  const password = h('input', { type: 'password', name: 'password', required: true, minlength: 8, maxlength: 128, 'data-testid': 'account-password' });
+  const submit = h('button', { type: 'submit', class: 'button accent', 'data-testid': 'account-submit' });
+  const note = h('p', { class: 'muted small' });
+  const tabs = h('div', { class: 'tabs', role: 'tablist' });
+  const form = h('form', { class: 'account-form', method: 'dialog' },
+    h('label', { class: 'field' }, h('span', { class: 'field-label', text: t('username') }), username),
+    h('label', { class: 'field' }, h('span', { class: 'field-label', text: t('password') }), password),
+    note, error,
+    h('div', { class: 'dialog-actions' },
+      h('button', { type: 'button', class: 'button ghost', text: t('cancel'), onclick: () => dialog.close() }),
+      submit));
+  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'account-dialog', 'aria-label': t('account') }, tabs, form);
+
+  function drawTab() {
+    const canRegister = currentPlayer()?.guest !== false;
+    tabs.replaceChildren(...['register', 'login'].filter((name) => name === 'login' || canRegister).map((name) => h('button', {
+      type: 'button', role: 'tab', class: 'tab', 'aria-selected': String(name === tab), text: t(name === 'register' ? 'register' : 'sign_in'),
+      onclick: () => { tab = name; drawTab(); },
+    })));
+    submit.textContent = t(tab === 'register' ? 'register' : 'sign_in');
+    note.textContent = tab === 'register' ? t('register_note') : t('login_note');
+    password.autocomplete = tab === 'register' ? 'new-password' : 'current-password';
+    error.textContent = '';
+  }
+  drawTab();
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    submit.disabled = true;
+    try {
+      if (tab === 'register') await register(username.value.trim(), password.value);
+      else await login(username.value.trim(), password.value);
+      dialog.close();
+      toast(tab === 'register' ? t('registered_ok') : t('signed_in_ok', { name: currentPlayer().display_name }));
+    } catch (e) {
+      error.textContent = errorMessage(e);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  username.focus();
+}
+
+// The panel on one's own profile page.
+export function accountPanel() {
+  const me = currentPlayer();
+  if (!me) return null;
+  if (me.guest) {
+    return h('div', { class: 'account-panel' },
+      h('p', { text: t('guest_note') }),
+      h('div', { class: 'button-row' },
+        h('button', { type: 'button', class: 'button accent', text: t('register'), onclick: () => openAccountDialog('register') }),
+        h('button', { type: 'button', class: 'button ghost', text: t('sign_in'), onclick: () => openAccountDialog('login') })));
+  }
+  return h('div', { class: 'account-panel' },
+    h('button', { type: 'button', class: 'button ghost', 'data-testid': 'logout', text: t('sign_out'), onclick: () => logout().catch((e) => toast(errorMessage(e), 'error')) }));
+}
+
+export function mountAccountWidget(box) {
+  function draw() {
+    const me = currentPlayer();
+    if (!me) {
+      box.replaceChildren();
+      return;
+    }
+    box.replaceChildren(
+      h('a', { class: 'me', href: `/player/${me.id}`, 'data-testid': 'me', title: me.display_name },
+        h('span', { class: 'me-avatar', 'aria-hidden': 'true', text: me.display_name.slice(0, 1).toUpperCase() }),
+        h('span', { class: 'me-name', text: me.display_name })),
+      me.guest
+        ? h('button', { type: 'button', class: 'button small', 'data-testid': 'sign-in', text: t('sign_in_short'), onclick: () => openAccountDialog('register') })
+        : h('button', { type: 'button', class: 'button small ghost', 'data-testid': 'logout-header', text: t('sign_out'), onclick: () => logout().catch((e) => toast(errorMessage(e), 'error')) }));
+  }
+  onSessionChange(draw);
+  window.addEventListener('langchange', draw);
+  draw();
+}

@@ -1,0 +1,240 @@
+// /game/{id} (a seat) and /watch/{id} (anyone): the socket, the model and
+// the view wired together, plus what the buttons do.
+
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { forceRefresh, freshToken, post } from '../api.js';
+import { LiveSocket } from '../socket.js';
+import { navigate } from '../router.js';
+import { errorMessage, seatName, variantName } from '../format.js';
+import { confirmDialog, toast, toastError } from '../ui.js';
+import { apply, fromState, hasAi, isHotseat, isLive, isPlayer } from '../match/model.js';
+import { createGameView } from '../match/view.js';
+
+const AUTH_ERRORS = new Set(['token_expired', 'token_invalid', 'unauthenticated']);
+const MOVE_ERRORS = new Set(['pit_out_of_range', 'empty_pit', 'must_feed', 'not_your_turn', 'game_over', 'stale_ply', 'not_allowed']);
+
+export function mount(root, { id, mode }) {
+  const watching = mode === 'watch';
+  let game = null;
+  let pending = null; // the ply of a move sent and not yet acknowledged
+  let pendingTimer = null;
+  let needFreshToken = false;
+  let busy = false;
+  // The server has accepted this socket (a `state` came): only then may
+  // pits be played, since a move sent into a dying socket is lost.
+  let joined = false;
+
+  const view = createGameView({ onPlay: play, onAction: act });
+  const loading = h('p', { class: 'page-loading', 'data-testid': 'game-loading', text: t('connecting') });
+  root.append(loading);
+
+  const socket = new LiveSocket({
+    path: `/v1/games/${encodeURIComponent(id)}/${watching ? 'watch' : 'play'}`,
+    hello: async () => {
+      const greeting = [];
+      if (!watching) {
+        const token = needFreshToken ? await forceRefresh() : await freshToken();
+        needFreshToken = false;
+        greeting.push({ t: 'auth', d: { token } });
+      }
+      if (game) greeting.push({ t: 'sync', d: { since: game.version } });
+      return greeting;
+    },
+    onMessage,
+    onStatus: (status) => {
+      if (status === 'open') return;
+      const wasJoined = joined;
+      joined = false;
+      view.setConnection(status);
+      if (wasJoined) render();
+    },
+  });
+  socket.start();
+
+  const ticker = setInterval(() => view.tick(), 250);
+
+  function context() {
+    const bottom = watching || game.you === null ? 0 : game.you;
+    let playableSeat = null;
+    if (!watching && joined && isPlayer(game) && isLive(game) && pending === null && game.turn !== null) {
+      if (isHotseat(game)) playableSeat = game.turn;
+      else if (game.turn === game.you && !game.seats[game.turn].ai) playableSeat = game.you;
+    }
+    return { watching, bottom, playableSeat, pending: pending !== null };
+  }
+
+  function render() {
+    if (!game) return;
+    if (!view.el.isConnected) {
+      loading.remove();
+      root.append(view.el);
+    }
+    view.update(game, context());
+    const names = game.seats.map(seatName).join(' – ');
+    document.title = `${variantName(game.variant)}: ${names} · Mancala Arena`;
+  }
+
+  function clearPending() {
+    pending = null;
+    clearTimeout(pendingTimer);
+  }
+
+  function onMessage(message) {
+    switch (message.t) {
+      case 'state':
+        game = fromState(message.d);
+        joined = true;
+        view.setConnection('open');
+        clearPending();
+        render();
+        return;
+      case 'error':
+        onError(message.d || {});
+        return;
+      case 'elsewhere':
+        socket.moveTo(message.d?.url);
+        return;
+      case 'rematch':
+        if (!watching && game && isPlayer(game)) {
+          navigate(`/game/${message.d.game_id}`);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    if (!game) return;
+    const { game: next, resync } = apply(game, message);
+    if (resync) {
+      socket.send({ t: 'sync', d: { since: game.version } });
+      return;
+    }
+    if (message.t === 'moved' && pending !== null && message.d.ply >= pending) clearPending();
+    if (message.t === 'undone' || message.t === 'over') clearPending();
+    game = next;
+    render();
+  }
+
+  function onError(error) {
+    const code = error.code;
+    if (AUTH_ERRORS.has(code)) {
+      // The server closes now; the next hello brings a new token.
+      needFreshToken = true;
+      return;
+    }
+    if (code === 'forbidden' && !watching) {
+      // Not seated in this game (an invite someone else took): watch it.
+      navigate(`/watch/${id}`, { replace: true });
+      return;
+    }
+    if (code === 'not_found') {
+      socket.stop();
+      view.showFatal(t('err_game_not_found'));
+      if (!view.el.isConnected) {
+        loading.remove();
+        root.append(view.el);
+      }
+      return;
+    }
+    if (MOVE_ERRORS.has(code)) clearPending();
+    if (code !== 'stale_ply') toastError(error);
+    render();
+  }
+
+  function play(seat, pit) {
+    if (!game || pending !== null) return;
+    const ctx = context();
+    if (ctx.playableSeat !== seat || !game.legal.includes(pit)) return;
+    const ply = game.ply + 1;
+    if (!socket.send({ t: 'move', d: { pit, ply } })) {
+      toast(t('reconnecting'), 'error');
+      return;
+    }
+    pending = ply;
+    // No answer: the line is likely dead; the resync on reconnect decides.
+    pendingTimer = setTimeout(() => { pending = null; render(); }, 8000);
+    render();
+  }
+
+  async function act(action) {
+    if (!game || busy) return;
+    switch (action) {
+      case 'resign':
+        if (await confirmDialog(t('confirm_resign'), { ok: t('resign'), danger: true })) socket.send({ t: 'resign' });
+        return;
+      case 'undo':
+        socket.send({ t: 'undo' });
+        return;
+      case 'rematch':
+        socket.send({ t: 'rematch' });
+        return;
+      case 'continue_vs_ai':
+      case 'claim_victory':
+        socket.send({ t: action });
+        return;
+      case 'new-game':
+        await newGame();
+        return;
+      default:
+        return;
+    }
+  }
+
+  // "Play again": after the end the server's rematch (sides swapped); in
+  // the middle of a game a fresh one with the same settings, after giving
+  // this one up so it does not linger as a live game.
+  async function newGame() {
+    if (!isLive(game)) {
+      socket.send({ t: 'rematch' });
+      return;
+    }
+    if (game.ply > 0 && !(await confirmDialog(t('confirm_new_game'), { ok: t('new_game') }))) return;
+    busy = true;
+    try {
+      if (game.ply > 0) socket.send({ t: 'resign' });
+      let answer;
+      if (isHotseat(game)) {
+        answer = await post('/v1/hotseat-games', { variant: game.variant, time_control: game.timeControl });
+      } else if (hasAi(game)) {
+        const aiSeat = game.seats[0].ai ? 0 : 1;
+        answer = await post('/v1/ai-games', {
+          variant: game.variant,
+          level: game.seats[aiSeat].ai,
+          side: game.you === 0 ? 'first' : 'second',
+          time_control: game.timeControl,
+        });
+      }
+      if (answer) navigate(`/game/${answer.game_id}`);
+    } catch (error) {
+      toast(errorMessage(error), 'error');
+    } finally {
+      busy = false;
+    }
+  }
+
+  function onKey(event) {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target.closest?.('input, textarea, select, dialog')) return;
+    const pit = Number(event.key);
+    if (!game || !(pit >= 1 && pit <= 6)) return;
+    const seat = context().playableSeat;
+    if (seat === null) return;
+    event.preventDefault();
+    play(seat, pit);
+  }
+  document.addEventListener('keydown', onKey);
+
+  return {
+    destroy() {
+      socket.stop();
+      clearInterval(ticker);
+      clearTimeout(pendingTimer);
+      document.removeEventListener('keydown', onKey);
+    },
+    relabel() {
+      if (game) render();
+      else loading.textContent = t('connecting');
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// / and /lobby: how busy the site is, the ways to start a game (ranked
+// queue, the AI, a friend, this device) and the games to watch. Redrawn
+// from its own state on a language switch, so the lobby socket and a place
+// in the queue survive it.
+
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { get } from '../api.js';
+import { errorMessage, number } from '../format.js';
+import { gameList } from './game-list.js';
+import { createRankedCard } from './lobby-queue.js';
+import { aiCard, hotseatCard, inviteCard, newStartForm } from './lobby-start.js';
+
+export function mount(root) {
+  let destroyed = false;
+  let stats = null;
+  let featuredGames = null;
+  let liveGames = null;
+  let gamesError = null;
+  const form = newStartForm();
+
+  const statsEl = h('div', { class: 'stats', 'data-testid': 'stats' });
+  const featured = h('div', { 'data-testid': 'featured-games' });
+  const live = h('div', { 'data-testid': 'live-games' });
+  const startBox = h('div', { class: 'play-grid-rest' });
+
+  function drawStats() {
+    const inQueue = stats ? Object.values(stats.in_queue).reduce((a, b) => a + b, 0) : null;
+    const item = (key, value, testid) => h('div', { class: 'stat', 'data-testid': testid },
+      h('span', { class: 'stat-value', text: value === null ? '–' : number(value) }),
+      h('span', { class: 'stat-label', text: t(key) }));
+    statsEl.replaceChildren(
+      item('stat_online', stats?.online ?? null, 'stat-online'),
+      item('stat_in_queue', inQueue, 'stat-queue'),
+      item('stat_playing', stats?.playing ?? null, 'stat-playing'));
+  }
+
+  let knownQueues = '';
+  const ranked = createRankedCard({
+    onStats: (next, queues) => {
+      stats = next;
+      drawStats();
+      // The friend card lists the queues' clocks: redraw it when they change.
+      const names = queues.map((q) => q.name).join();
+      if (names !== knownQueues) {
+        knownQueues = names;
+        drawStart();
+      }
+    },
+  });
+
+  function drawStart() {
+    startBox.replaceChildren(aiCard(form), inviteCard(form, ranked.queues()), hotseatCard(form));
+  }
+
+  function drawGames() {
+    if (gamesError) {
+      live.replaceChildren(h('p', { class: 'error-text', text: errorMessage(gamesError) }));
+      return;
+    }
+    const loading = () => h('p', { class: 'muted', text: t('loading') });
+    featured.replaceChildren(featuredGames ? gameList(featuredGames, { empty: t('no_featured') }) : loading());
+    live.replaceChildren(liveGames ? gameList(liveGames, { empty: t('no_live_games') }) : loading());
+  }
+
+  async function loadGames() {
+    try {
+      const [top, page] = await Promise.all([get('/v1/games/featured'), get('/v1/games/live?limit=20')]);
+      featuredGames = top;
+      liveGames = page.games;
+      gamesError = null;
+    } catch (error) {
+      gamesError = error;
+    }
+    if (!destroyed) drawGames();
+  }
+  loadGames();
+  const gamesTimer = setInterval(loadGames, 10_000);
+
+  function draw() {
+    document.title = `${t('nav_play')} · Mancala Arena`;
+    drawStats();
+    ranked.draw();
+    drawStart();
+    drawGames();
+    root.replaceChildren(h('div', { class: 'lobby', 'data-testid': 'lobby' },
+      h('div', { class: 'lobby-main' },
+        h('h1', { class: 'page-title', text: t('lobby_title') }),
+        statsEl,
+        h('div', { class: 'play-grid' }, ranked.el, startBox)),
+      h('aside', { class: 'lobby-side' },
+        h('section', { class: 'card' }, h('h2', { text: t('featured_title') }), featured),
+        h('section', { class: 'card' }, h('h2', { text: t('live_title') }), live))));
+  }
+  draw();
+
+  return {
+    relabel: draw,
+    destroy() {
+      destroyed = true;
+      ranked.destroy();
+      clearInterval(gamesTimer);
+    },
+  };
+}

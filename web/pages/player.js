@@ -1,0 +1,111 @@
+// /player/{id}: a player's ratings per variant, the rating chart and the
+// games they played.
+
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { currentPlayer, get } from '../api.js';
+import { VARIANTS, errorMessage, number, variantName } from '../format.js';
+import { ratingChart } from '../chart.js';
+import { gameList } from './game-list.js';
+import { accountPanel } from '../account.js';
+
+export function mount(root, { id }) {
+  let profile = null;
+  let error = null;
+  let variant = null;
+  let history = null;
+  let games = [];
+  let next = null;
+  let gamesLoaded = false;
+  let destroyed = false;
+
+  async function loadProfile() {
+    try {
+      profile = await get(`/v1/players/${encodeURIComponent(id)}`);
+      const played = profile.ratings.filter((r) => r.games > 0);
+      variant = (played[0] || profile.ratings[0])?.variant || 'kalah';
+    } catch (e) {
+      error = e;
+    }
+    if (destroyed) return;
+    draw();
+    if (profile) {
+      loadHistory();
+      loadGames();
+    }
+  }
+
+  async function loadHistory() {
+    history = null;
+    draw();
+    try {
+      history = await get(`/v1/players/${encodeURIComponent(id)}/ratings/${encodeURIComponent(variant)}`);
+    } catch {
+      history = [];
+    }
+    if (!destroyed) draw();
+  }
+
+  async function loadGames() {
+    try {
+      const page = await get(`/v1/players/${encodeURIComponent(id)}/games?limit=20${next ? `&before=${encodeURIComponent(next)}` : ''}`);
+      games = games.concat(page.games);
+      next = page.next ?? null;
+    } catch { /* shown as an empty list */ }
+    gamesLoaded = true;
+    if (!destroyed) draw();
+  }
+
+  function ratingCards() {
+    const byVariant = new Map(profile.ratings.map((r) => [r.variant, r]));
+    return h('div', { class: 'rating-cards' }, VARIANTS.map((v) => {
+      const r = byVariant.get(v);
+      return h('button', {
+        type: 'button', class: `rating-card ${v === variant ? 'selected' : ''}`, 'aria-pressed': String(v === variant), 'data-testid': `rating-${v}`,
+        onclick: () => { variant = v; loadHistory(); },
+      },
+      h('span', { class: 'rating-variant', text: variantName(v) }),
+      h('strong', { class: 'rating-value', text: r ? number(r.rating) : '–' }),
+      h('span', { class: 'muted small', text: r ? `${r.provisional ? `${t('provisional')} · ` : ''}RD ${number(r.rd)}` : t('no_games_yet') }),
+      r ? h('span', { class: 'small', text: t('wdl', { w: r.wins, d: r.draws, l: r.losses }) }) : null);
+    }));
+  }
+
+  function chart() {
+    if (history === null) return h('p', { class: 'muted', text: t('loading') });
+    if (history.length === 0) return h('p', { class: 'muted empty', 'data-testid': 'chart-empty', text: t('chart_empty') });
+    return h('div', { class: 'chart-box' }, ratingChart(history, { label: t('chart_label', { variant: variantName(variant) }) }));
+  }
+
+  function draw() {
+    let body;
+    if (error) {
+      body = [h('p', { class: 'error-text', text: error.code === 'not_found' ? t('player_not_found') : errorMessage(error) })];
+    } else if (!profile) {
+      body = [h('p', { class: 'page-loading', text: t('loading') })];
+    } else {
+      document.title = `${profile.name} · Mancala Arena`;
+      const me = currentPlayer()?.id === profile.id;
+      body = [
+        h('div', { class: 'profile-head' },
+          h('h1', { class: 'page-title', 'data-testid': 'profile-name', text: profile.name }),
+          h('span', { class: 'badge', text: profile.guest ? t('guest') : t('registered') })),
+        me ? accountPanel() : null,
+        ratingCards(),
+        h('h2', { text: t('rating_history', { variant: variantName(variant) }) }),
+        chart(),
+        h('h2', { text: t('games_title') }),
+        gamesLoaded ? gameList(games, { empty: t('no_games'), playerId: profile.id }) : h('p', { class: 'muted', text: t('loading') }),
+        next ? h('button', { type: 'button', class: 'button ghost', 'data-testid': 'more-games', text: t('more'), onclick: loadGames }) : null,
+      ];
+    }
+    root.replaceChildren(h('section', { class: 'card page-card profile', 'data-testid': 'profile' }, body));
+  }
+
+  draw();
+  loadProfile();
+  return {
+    relabel: draw,
+    destroy() { destroyed = true; },
+  };
+}
