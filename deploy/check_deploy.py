@@ -61,7 +61,7 @@ SAMPLE_PARAMS = {
 }
 
 VAR_LITERAL = re.compile(r'"((?:APP_[A-Z0-9_]+)|DATABASE_URL|REDIS_URL|RUST_LOG)"')
-ROUTE_LITERAL = re.compile(r'\.route\(\s*"([^"]+)"')
+ROUTE_LITERAL = re.compile(r'\.(?:api_)?route\(\s*"([^"]+)"')
 
 
 # --------------------------------------------------------------- reporting

@@ -11,10 +11,15 @@ use uuid::Uuid;
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// 3 to 20 characters of `[A-Za-z0-9_-]`; unique without regard to case.
-    #[schema(example = "alice")]
+    #[schema(
+        example = "alice",
+        min_length = 3,
+        max_length = 20,
+        pattern = "^[A-Za-z0-9_-]{3,20}$"
+    )]
     pub username: String,
     /// 8 to 128 characters.
-    #[schema(example = "correct horse battery")]
+    #[schema(example = "correct horse battery", min_length = 8, max_length = 128)]
     pub password: String,
 }
 

@@ -25,6 +25,7 @@ pub enum ErrorCode {
     UsernameTaken,
     AlreadyRegistered,
     NotFound,
+    MethodNotAllowed,
     RateLimited,
     PitOutOfRange,
     EmptyPit,
@@ -66,7 +67,7 @@ pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 26] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -79,6 +80,7 @@ impl ErrorCode {
         ErrorCode::UsernameTaken,
         ErrorCode::AlreadyRegistered,
         ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
         ErrorCode::RateLimited,
         ErrorCode::PitOutOfRange,
         ErrorCode::EmptyPit,
@@ -109,6 +111,7 @@ impl ErrorCode {
             ErrorCode::UsernameTaken => "username_taken",
             ErrorCode::AlreadyRegistered => "already_registered",
             ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::PitOutOfRange => "pit_out_of_range",
             ErrorCode::EmptyPit => "empty_pit",
@@ -135,6 +138,7 @@ impl ErrorCode {
             | ErrorCode::InvalidCredentials => 401,
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
+            ErrorCode::MethodNotAllowed => 405,
             ErrorCode::UsernameTaken
             | ErrorCode::AlreadyRegistered
             | ErrorCode::GameOver
@@ -189,6 +193,7 @@ impl ErrorCode {
                 "The player already has a username; log in instead of registering again."
             }
             ErrorCode::NotFound => "No such resource.",
+            ErrorCode::MethodNotAllowed => "The resource exists, but not for this HTTP method.",
             ErrorCode::RateLimited => {
                 "Too many requests; retry after the Retry-After header's seconds."
             }

@@ -136,8 +136,21 @@ pub enum GameStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
+    /// 1 s to 3 h.
+    #[schema(minimum = 1, maximum = 10800)]
     pub initial_secs: u32,
+    /// At most 180 s a move.
+    #[schema(maximum = 180)]
     pub increment_secs: u32,
+}
+
+impl TimeControl {
+    /// What a game may be played at, and the answer when it may not.
+    pub const LIMITS: &str = "the time control is 1 s to 3 h, plus at most 180 s a move";
+
+    pub fn is_playable(&self) -> bool {
+        (1..=10_800).contains(&self.initial_secs) && self.increment_secs <= 180
+    }
 }
 
 /// The clocks of a timed game, as of the message. The running side's

@@ -125,6 +125,7 @@ pub enum Side {
 pub struct AiGameRequest {
     pub variant: VariantSpec,
     /// `beginner`, `intermediate`, `advanced` or `perfect` (Kalah).
+    #[schema(pattern = "^(beginner|intermediate|advanced|perfect)$")]
     pub level: String,
     pub side: Side,
     #[serde(default)]

@@ -55,6 +55,25 @@ fn pits(legal: &Value) -> Vec<u64> {
         .unwrap_or_default()
 }
 
+/// How many games have made their first `IN_PLAY` moves: a fault is
+/// struck once every game is under way, however slow the machine.
+type Started = Rc<std::cell::Cell<usize>>;
+
+const IN_PLAY: usize = 4;
+
+/// Waits until every one of `games` games is under way.
+async fn until_all_started(started: &Started, games: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while started.get() < games {
+        assert!(
+            Instant::now() < deadline,
+            "only {} of {games} games started",
+            started.get()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// What a driven game reports.
 struct Outcome {
     id: String,
@@ -87,7 +106,12 @@ async fn answer(ws: &mut Ws, ply: u64, game: &str) -> Answer {
 }
 
 /// Plays `game` until `plies` moves are acknowledged or it ends.
-async fn drive(game: Game, bases: Rc<RefCell<Vec<String>>>, plies: u64) -> Outcome {
+async fn drive(
+    game: Game,
+    bases: Rc<RefCell<Vec<String>>>,
+    plies: u64,
+    started: Started,
+) -> Outcome {
     let mut sockets: [Option<Ws>; 2] = [None, None];
     let mut outcome = Outcome {
         id: game.id.clone(),
@@ -141,6 +165,9 @@ async fn drive(game: Game, bases: Rc<RefCell<Vec<String>>>, plies: u64) -> Outco
         match answer(ws, ply, &game.id).await {
             Answer::Moved(moved) => {
                 outcome.acknowledged.push(in_flight.take().unwrap());
+                if outcome.acknowledged.len() == IN_PLAY {
+                    started.set(started.get() + 1);
+                }
                 turn = moved["turn"].as_u64().unwrap_or(0) as usize;
                 legal = pits(&moved["legal"]);
                 // The other player's copy keeps their socket read; a
@@ -265,10 +292,15 @@ async fn new_games(accounts: &str, games: &str, token: &str, count: usize) -> Ve
     made
 }
 
-async fn drive_all(games: Vec<Game>, bases: &Rc<RefCell<Vec<String>>>, plies: u64) -> Vec<Outcome> {
+async fn drive_all(
+    games: Vec<Game>,
+    bases: &Rc<RefCell<Vec<String>>>,
+    plies: u64,
+    started: &Started,
+) -> Vec<Outcome> {
     let drivers = games
         .into_iter()
-        .map(|game| actix_rt::spawn(drive(game, bases.clone(), plies)));
+        .map(|game| actix_rt::spawn(drive(game, bases.clone(), plies, started.clone())));
     let mut outcomes = Vec::new();
     for driver in drivers.collect::<Vec<_>>() {
         outcomes.push(driver.await.unwrap());
@@ -293,11 +325,13 @@ async fn a_game_room_killed_under_load_loses_no_acknowledged_move() {
     let accounts = start("matchmaking", free_port(), &env).await;
     let games = new_games(&accounts.base, &host.base, &shared.internal_token, 24).await;
     let bases = Rc::new(RefCell::new(vec![host.base.clone()]));
+    let started = Started::default();
+    let count = games.len();
     let running = actix_rt::spawn({
-        let bases = bases.clone();
-        async move { drive_all(games, &bases, 30).await }
+        let (bases, started) = (bases.clone(), started.clone());
+        async move { drive_all(games, &bases, 30, &started).await }
     });
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    until_all_started(&started, count).await;
     host.kill();
     *bases.borrow_mut() = vec![other.base.clone()];
     let outcomes = running.await.unwrap();
@@ -368,6 +402,29 @@ impl Drop for PrivateRedis {
     }
 }
 
+/// A guest session, retrying `unavailable` (a store coming back) as a
+/// client would.
+async fn guest_when_ready(base: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = call(
+            "POST",
+            format!("{base}/v1/auth/guest"),
+            Some(json!({})),
+            None,
+        )
+        .await;
+        if status == 201 {
+            return body;
+        }
+        assert!(
+            status == 503 && Instant::now() < deadline,
+            "a guest after the restart: {status} {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Waits in `queue` like the web client: joins again when the queue
 /// stops reporting on it (its ticket vanished), until matched.
 async fn wait_for_a_game(mut lobby: Ws, queue: Value, patience: Duration) -> (Value, u32) {
@@ -407,9 +464,11 @@ async fn redis_restarting_empty_under_load_stops_no_game_and_queues_recover() {
     let base = arena.base.clone();
     let games = new_games(&base, &base, &shared.internal_token, 16).await;
     let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let started = Started::default();
+    let count = games.len();
     let running = actix_rt::spawn({
-        let bases = bases.clone();
-        async move { drive_all(games, &bases, 30).await }
+        let (bases, started) = (bases.clone(), started.clone());
+        async move { drive_all(games, &bases, 30, &started).await }
     });
     // One player already waits for a ranked game.
     let waiting = request(
@@ -428,24 +487,18 @@ async fn redis_restarting_empty_under_load_stops_no_game_and_queues_recover() {
     let first = actix_rt::spawn(wait_for_a_game(
         lobby,
         queue.clone(),
-        Duration::from_secs(40),
+        Duration::from_secs(60),
     ));
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    until_all_started(&started, count).await;
     redis.restart();
     let restarted = Instant::now();
     // A second player queues after the restart; the first re-queued.
-    let second_player = request(
-        "POST",
-        format!("{base}/v1/auth/guest"),
-        Some(json!({})),
-        None,
-    )
-    .await;
+    let second_player = guest_when_ready(&base).await;
     let mut lobby = Ws::open(format!("{base}/v1/lobby")).await.unwrap();
     lobby
         .send(json!({"t": "auth", "d": {"token": second_player["access_token"]}}))
         .await;
-    let (second, _) = wait_for_a_game(lobby, queue, Duration::from_secs(40)).await;
+    let (second, _) = wait_for_a_game(lobby, queue, Duration::from_secs(60)).await;
     let (first, rejoined) = first.await.unwrap();
     assert_eq!(
         first["game_id"], second["game_id"],
@@ -501,11 +554,13 @@ async fn postgres_going_away_under_load_refuses_moves_then_recovers() {
     let base = arena.base.clone();
     let games = new_games(&base, &base, &shared.internal_token, 16).await;
     let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let started = Started::default();
+    let count = games.len();
     let running = actix_rt::spawn({
-        let bases = bases.clone();
-        async move { drive_all(games, &bases, 30).await }
+        let (bases, started) = (bases.clone(), started.clone());
+        async move { drive_all(games, &bases, 30, &started).await }
     });
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    until_all_started(&started, count).await;
     proxy.cut().await;
     let (status, body) = call(
         "POST",

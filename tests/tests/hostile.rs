@@ -253,6 +253,68 @@ async fn hostile_input_is_refused_and_changes_nothing() {
         assert!(body["code"].is_string(), "{path}: {body}");
     }
 
+    // Out-of-range numbers are the caller's to fix: 400 at once, no retry
+    // behind the scenes, nothing made.
+    let bad_clock = json!({"initial_secs": 0, "increment_secs": 0});
+    for (path, body) in [
+        (
+            "/v1/hotseat-games",
+            json!({"variant": {"variant": "kalah"}, "time_control": bad_clock}),
+        ),
+        (
+            "/v1/invites",
+            json!({"variant": {"variant": "kalah"}, "rated": false,
+                "time_control": {"initial_secs": 2_147_483_648u64, "increment_secs": 0}}),
+        ),
+    ] {
+        let asked = Instant::now();
+        let (status, body) = call(
+            "POST",
+            format!("{base}{path}"),
+            Some(body),
+            Some(&player_token),
+        )
+        .await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("invalid_input")),
+            "{path}: {body}"
+        );
+        assert!(
+            asked.elapsed() < Duration::from_millis(500),
+            "{path} was retried"
+        );
+    }
+    let (status, body) = call(
+        "GET",
+        format!("{base}/v1/leaderboard/kalah?offset=18446744073709551615"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("invalid_input"))
+    );
+    // Strangers to the internal endpoint learn nothing of its body.
+    let (status, body) = call(
+        "POST",
+        format!("{base}/internal/v1/games"),
+        Some(json!({"variant": {"variant": "kalah"}, "seats": []})),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (401, Some("unauthenticated"))
+    );
+    // A known address, the wrong method.
+    let (status, body) = call("GET", format!("{base}/v1/ai-games"), None, None).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (405, Some("method_not_allowed"))
+    );
+
     // A huge handshake header is refused; a slow one is cut off; neither
     // keeps others waiting.
     let address = base.trim_start_matches("http://").to_owned();

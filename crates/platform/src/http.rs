@@ -161,6 +161,31 @@ pub async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError::new(ErrorCode::NotFound, "nothing here"))
 }
 
+/// An API address asked with a method it does not serve.
+async fn method_not_allowed(request: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{} is not served here", request.method()),
+    ))
+}
+
+/// Mounting an API address: its route, and for any other method a 405 in
+/// the API's shape (actix would otherwise fall through to whatever comes
+/// next, such as the arena's static files).
+pub trait ApiRoutes {
+    fn api_route(&mut self, path: &str, route: actix_web::Route) -> &mut Self;
+}
+
+impl ApiRoutes for web::ServiceConfig {
+    fn api_route(&mut self, path: &str, route: actix_web::Route) -> &mut Self {
+        self.service(
+            web::resource(path)
+                .route(route)
+                .default_service(web::to(method_not_allowed)),
+        )
+    }
+}
+
 /// What `/readyz` checks.
 #[derive(Clone, Debug)]
 pub struct Readiness {

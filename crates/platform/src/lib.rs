@@ -22,7 +22,7 @@ pub mod testing;
 pub use auth::{Authenticated, Authenticator, MaybeAuthenticated};
 pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
-pub use http::{ApiError, Readiness, configure_health, json_config};
+pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};
 pub use stores::{MIGRATOR, Redis, connect_postgres};

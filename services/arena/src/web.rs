@@ -46,6 +46,8 @@ pub fn configure(config: &mut web::ServiceConfig, dir: &Path) {
     }
     config.service(
         Files::new("/", dir)
+            // Only reads; anything else is the app's 404.
+            .guard(actix_web::guard::Any(actix_web::guard::Get()).or(actix_web::guard::Head()))
             // No build step means no hashed names: an ETag alone, and no
             // Last-Modified, keeps browsers from caching a stale module by
             // heuristic freshness.

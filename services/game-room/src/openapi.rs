@@ -2,6 +2,7 @@
 //! by the JSON Schemas in `proto/schema/`).
 
 use actix_web::{HttpResponse, web};
+use mancala_platform::ApiRoutes;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -37,7 +38,7 @@ impl Modify for ServiceAuth {
 /// Mounts `GET /v1/openapi.json` for this service alone.
 pub fn configure(config: &mut web::ServiceConfig) {
     let text = ApiDoc::openapi().to_pretty_json().unwrap_or_default();
-    config.route(
+    config.api_route(
         "/v1/openapi.json",
         web::get().to(move || {
             let text = text.clone();

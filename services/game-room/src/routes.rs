@@ -3,6 +3,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_ai::Level;
+use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
     CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
@@ -22,18 +23,36 @@ use crate::ws;
 /// `/v1/games/{id}`, which would otherwise take them.
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .route("/internal/v1/games", web::post().to(create_game))
-        .route("/v1/games/live", web::get().to(live_games))
-        .route("/v1/games/featured", web::get().to(featured_games))
-        .route("/v1/games/{id}", web::get().to(game_record))
-        .route("/v1/games/{id}/play", web::get().to(ws::play::play))
-        .route("/v1/games/{id}/watch", web::get().to(ws::watch::watch))
-        .route("/v1/players/{id}/games", web::get().to(player_games));
+        .api_route("/internal/v1/games", web::post().to(create_game))
+        .api_route("/v1/games/live", web::get().to(live_games))
+        .api_route("/v1/games/featured", web::get().to(featured_games))
+        .api_route("/v1/games/{id}", web::get().to(game_record))
+        .api_route("/v1/games/{id}/play", web::get().to(ws::play::play))
+        .api_route("/v1/games/{id}/watch", web::get().to(ws::watch::watch))
+        .api_route("/v1/players/{id}/games", web::get().to(player_games));
 }
 
 /// The token other services present on `/internal/v1/*`.
 #[derive(Clone)]
 pub struct InternalToken(pub SecretString);
+
+/// A caller holding the service token. As an extractor ahead of the body,
+/// it refuses strangers before their body is read, so they learn nothing
+/// of what the endpoint would accept.
+pub(crate) struct ServiceCaller;
+
+impl actix_web::FromRequest for ServiceCaller {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<ServiceCaller, ApiError>>;
+
+    fn from_request(request: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        let checked = match request.app_data::<web::Data<InternalToken>>() {
+            Some(token) => check_internal(request, token).map(|()| ServiceCaller),
+            None => Err(ApiError::internal()),
+        };
+        std::future::ready(checked)
+    }
+}
 
 fn check_internal(request: &HttpRequest, token: &InternalToken) -> Result<(), ApiError> {
     let presented = request
@@ -78,12 +97,10 @@ fn invalid(message: impl Into<String>) -> ApiError {
     )
 )]
 pub(crate) async fn create_game(
-    request: HttpRequest,
-    token: web::Data<InternalToken>,
+    _caller: ServiceCaller,
     rooms: web::Data<Rooms>,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    check_internal(&request, &token)?;
     let body = body.into_inner();
     let variant = Variant::try_from(body.variant).map_err(|e| invalid(e.to_string()))?;
     if !variant.is_playable() {
@@ -127,13 +144,8 @@ pub(crate) async fn create_game(
     if body.room && players.len() != 2 {
         return Err(invalid("a friend room is for two players"));
     }
-    if body
-        .time_control
-        .is_some_and(|tc| !(1..=10_800).contains(&tc.initial_secs) || tc.increment_secs > 180)
-    {
-        return Err(invalid(
-            "the time control is 1 s to 3 h, plus at most 180 s a move",
-        ));
+    if body.time_control.is_some_and(|tc| !tc.is_playable()) {
+        return Err(invalid(mancala_proto::game::TimeControl::LIMITS));
     }
     let postgres = &rooms.deps().postgres;
     if !store::players_exist(postgres, &players).await? {
@@ -196,6 +208,7 @@ fn corrupt(error: store::CorruptRow) -> ApiError {
     responses(
         (status = 200, description = "The record", body = GameRecord),
         (status = 404, description = "`not_found`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
     )
 )]
 pub(crate) async fn game_record(
@@ -235,6 +248,7 @@ pub(crate) struct ListQuery {
     /// The `next` of the previous page.
     before: Option<String>,
     /// 1 to 100; 20 by default.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
 }
 
@@ -300,7 +314,10 @@ pub(crate) async fn player_games(
     path = "/v1/games/live",
     tag = "games",
     params(ListQuery),
-    responses((status = 200, description = "Live games", body = GamePage))
+    responses(
+        (status = 200, description = "Live games", body = GamePage),
+        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+    )
 )]
 pub(crate) async fn live_games(
     query: web::Query<ListQuery>,

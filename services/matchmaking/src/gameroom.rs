@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
-use mancala_proto::ErrorCode;
 use mancala_proto::game::{CreateGame, CreatedGame};
+use mancala_proto::{ErrorBody, ErrorCode};
 
 /// A client of game-room's internal API; cheap to clone.
 #[derive(Clone)]
@@ -23,7 +23,9 @@ impl GameRoom {
     }
 
     /// Creates a game, retrying a few times with the same game id (so a
-    /// lost answer cannot make two games); any failure is `unavailable`.
+    /// lost answer cannot make two games). A request game-room refuses
+    /// (4xx) is the caller's to fix and is passed on as such; any other
+    /// failure is `unavailable`.
     pub async fn create(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
         let mut request = request.clone();
         request.id.get_or_insert_with(uuid::Uuid::now_v7);
@@ -31,14 +33,15 @@ impl GameRoom {
         for attempt in 0..3u64 {
             match self.create_once(&request).await {
                 Ok(created) => return Ok(created),
-                Err(error) => last = Some(error),
+                Err(Attempt::Refused(error)) => return Err(error),
+                Err(Attempt::Failed(error)) => last = Some(error),
             }
             tokio::time::sleep(Duration::from_millis(200 * (attempt + 1))).await;
         }
         Err(last.unwrap_or_else(ApiError::internal))
     }
 
-    async fn create_once(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
+    async fn create_once(&self, request: &CreateGame) -> Result<CreatedGame, Attempt> {
         let unavailable = |why: String| {
             tracing::warn!(why, "creating a game in game-room");
             ApiError::new(ErrorCode::Unavailable, "games cannot be created now; retry")
@@ -52,18 +55,38 @@ impl GameRoom {
             .bearer_auth(self.token.expose_secret())
             .send_json(request)
             .await
-            .map_err(|e| unavailable(e.to_string()))?;
+            .map_err(|e| Attempt::Failed(unavailable(e.to_string())))?;
         let body = response
             .body()
             .await
-            .map_err(|e| unavailable(e.to_string()))?;
-        if !response.status().is_success() {
-            return Err(unavailable(format!(
-                "{}: {}",
-                response.status(),
-                String::from_utf8_lossy(&body)
+            .map_err(|e| Attempt::Failed(unavailable(e.to_string())))?;
+        let status = response.status();
+        if status.is_client_error()
+            && let Ok(refused) = serde_json::from_slice::<ErrorBody>(&body)
+            && !matches!(
+                refused.code,
+                ErrorCode::Unauthenticated | ErrorCode::TokenInvalid | ErrorCode::Forbidden
+            )
+        {
+            return Err(Attempt::Refused(ApiError::new(
+                refused.code,
+                refused.message,
             )));
         }
-        serde_json::from_slice(&body).map_err(|e| unavailable(e.to_string()))
+        if !status.is_success() {
+            return Err(Attempt::Failed(unavailable(format!(
+                "{status}: {}",
+                String::from_utf8_lossy(&body)
+            ))));
+        }
+        serde_json::from_slice(&body).map_err(|e| Attempt::Failed(unavailable(e.to_string())))
     }
+}
+
+/// How one try to create a game ended, when it did not.
+enum Attempt {
+    /// game-room refused the request itself: retrying cannot help.
+    Refused(ApiError),
+    /// It could not be asked, or failed: worth another try.
+    Failed(ApiError),
 }

@@ -38,6 +38,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 201, description = "The game", body = NewGameAnswer),
         (status = 400, description = "`invalid_input`: unknown level or variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
     )
 )]
 pub(crate) async fn ai_game(
@@ -81,6 +82,8 @@ pub(crate) async fn ai_game(
     responses(
         (status = 201, description = "The game (the caller holds both seats)", body = NewGameAnswer),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
     )
 )]
 pub(crate) async fn hotseat_game(
@@ -98,6 +101,16 @@ pub(crate) async fn hotseat_game(
     create(&deps, body.variant, [seat(), seat()], body.time_control, 0).await
 }
 
+/// Refused here, before a game is asked for.
+pub(crate) fn check_time_control(
+    time_control: Option<mancala_proto::game::TimeControl>,
+) -> Result<(), ApiError> {
+    match time_control {
+        Some(tc) if !tc.is_playable() => Err(invalid(mancala_proto::game::TimeControl::LIMITS)),
+        _ => Ok(()),
+    }
+}
+
 async fn create(
     deps: &QueueDeps,
     variant: mancala_proto::VariantSpec,
@@ -105,6 +118,7 @@ async fn create(
     time_control: Option<mancala_proto::game::TimeControl>,
     seat: u8,
 ) -> Result<HttpResponse, ApiError> {
+    check_time_control(time_control)?;
     let request = CreateGame {
         id: None,
         variant,

@@ -37,6 +37,7 @@ fn url(deps: &QueueDeps, code: &str) -> String {
     responses(
         (status = 201, description = "The invite, with the link to share", body = Invite),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
     )
 )]
 pub(crate) async fn create(
@@ -45,6 +46,7 @@ pub(crate) async fn create(
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    crate::games::check_time_control(body.time_control)?;
     let variant = Variant::try_from(body.variant)
         .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
     if !variant.is_playable() {
@@ -154,6 +156,8 @@ pub(crate) async fn show(
         (status = 404, description = "`not_found`", body = ErrorBody),
         (status = 409, description = "`not_allowed` (your own invite) or `invite_used`", body = ErrorBody),
         (status = 410, description = "`invite_expired`", body = ErrorBody),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
     )
 )]
 pub(crate) async fn accept(

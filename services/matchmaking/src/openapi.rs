@@ -3,6 +3,7 @@
 //! fails when the file is stale) and served at `/v1/openapi.json`.
 
 use actix_web::{HttpResponse, web};
+use mancala_platform::ApiRoutes;
 use mancala_proto::ErrorCode;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -66,7 +67,7 @@ pub fn document() -> String {
 /// Mounts `GET /v1/openapi.json`.
 pub fn configure(config: &mut web::ServiceConfig) {
     let text = document();
-    config.route(
+    config.api_route(
         "/v1/openapi.json",
         web::get().to(move || {
             let text = text.clone();

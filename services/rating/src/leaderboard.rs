@@ -145,8 +145,8 @@ pub async fn page(
         .connection()
         .zrevrange_withscores(
             key(rater, variant),
-            offset as isize,
-            (offset + limit) as isize - 1,
+            isize::try_from(offset).unwrap_or(isize::MAX),
+            isize::try_from(offset.saturating_add(limit)).unwrap_or(isize::MAX) - 1,
         )
         .await?;
     let ids: Vec<Uuid> = ranked

@@ -1,6 +1,7 @@
 //! Leaderboards and profiles.
 
 use actix_web::web;
+use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated};
 use mancala_proto::rating::{Leaderboard, MyRank, Profile, RatingPoint, VariantRating};
 use mancala_proto::{ErrorBody, ErrorCode};
@@ -13,10 +14,10 @@ use crate::worker::Rater;
 
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .route("/v1/leaderboard/{variant}/me", web::get().to(my_rank))
-        .route("/v1/leaderboard/{variant}", web::get().to(board))
-        .route("/v1/players/{id}/ratings/{variant}", web::get().to(history))
-        .route("/v1/players/{id}", web::get().to(profile));
+        .api_route("/v1/leaderboard/{variant}/me", web::get().to(my_rank))
+        .api_route("/v1/leaderboard/{variant}", web::get().to(board))
+        .api_route("/v1/players/{id}/ratings/{variant}", web::get().to(history))
+        .api_route("/v1/players/{id}", web::get().to(profile));
 }
 
 fn variant(name: &str) -> Result<&'static str, ApiError> {
@@ -34,13 +35,19 @@ fn store_error(error: Box<dyn std::error::Error>) -> ApiError {
     )
 }
 
+/// Deeper than any board gets; keeps the Redis range arithmetic in bounds.
+const MAX_OFFSET: u64 = 1_000_000;
+
 /// Paging of a leaderboard.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PageQuery {
+    /// 0 to 1,000,000; 0 by default.
+    #[param(maximum = 1000000)]
     offset: Option<u64>,
     /// 1 to 100; 50 by default.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u64>,
 }
 
@@ -52,6 +59,7 @@ pub(crate) struct PageQuery {
     params(("variant" = String, Path, description = "kalah, oware or mangala"), PageQuery),
     responses(
         (status = 200, description = "A page, best first", body = Leaderboard),
+        (status = 400, description = "`invalid_input`: a limit or offset out of range, or an unknown query field", body = ErrorBody),
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]
@@ -65,7 +73,14 @@ pub(crate) async fn board(
     if !(1..=100).contains(&limit) {
         return Err(ApiError::new(ErrorCode::InvalidInput, "limit is 1 to 100"));
     }
-    let entries = leaderboard::page(&rater, variant, query.offset.unwrap_or(0), limit)
+    let offset = query.offset.unwrap_or(0);
+    if offset > MAX_OFFSET {
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "offset is 0 to 1000000",
+        ));
+    }
+    let entries = leaderboard::page(&rater, variant, offset, limit)
         .await
         .map_err(store_error)?;
     Ok(web::Json(Leaderboard {
@@ -81,7 +96,11 @@ pub(crate) async fn board(
     tag = "ratings",
     params(("variant" = String, Path, description = "kalah, oware or mangala")),
     security(("bearer" = [])),
-    responses((status = 200, description = "The rank or the reason", body = MyRank))
+    responses(
+        (status = 200, description = "The rank or the reason", body = MyRank),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
+    )
 )]
 pub(crate) async fn my_rank(
     caller: Authenticated,
@@ -105,6 +124,7 @@ pub(crate) async fn my_rank(
     responses(
         (status = 200, description = "The profile", body = Profile),
         (status = 404, description = "`not_found`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
     )
 )]
 pub(crate) async fn profile(
@@ -178,7 +198,11 @@ pub(crate) async fn profile(
         ("id" = Uuid, Path, description = "The player"),
         ("variant" = String, Path, description = "kalah, oware or mangala"),
     ),
-    responses((status = 200, description = "Oldest first", body = [RatingPoint]))
+    responses(
+        (status = 200, description = "Oldest first", body = [RatingPoint]),
+        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
+    )
 )]
 pub(crate) async fn history(
     path: web::Path<(Uuid, String)>,

@@ -1,6 +1,7 @@
 //! The accounts endpoints: parse, call [`Accounts`], answer.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
 
@@ -9,12 +10,12 @@ use super::service::Accounts;
 /// Mounts `/v1/auth/*` and `/v1/me`.
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .route("/v1/auth/guest", web::post().to(guest))
-        .route("/v1/auth/register", web::post().to(register))
-        .route("/v1/auth/login", web::post().to(login))
-        .route("/v1/auth/refresh", web::post().to(refresh))
-        .route("/v1/auth/logout", web::post().to(logout))
-        .route("/v1/me", web::get().to(me));
+        .api_route("/v1/auth/guest", web::post().to(guest))
+        .api_route("/v1/auth/register", web::post().to(register))
+        .api_route("/v1/auth/login", web::post().to(login))
+        .api_route("/v1/auth/refresh", web::post().to(refresh))
+        .api_route("/v1/auth/logout", web::post().to(logout))
+        .api_route("/v1/me", web::get().to(me));
 }
 
 /// The address rate limits count against: the TCP peer, or the proxy's
@@ -121,6 +122,7 @@ pub(crate) async fn login(
     responses(
         (status = 200, description = "A new access token and refresh token", body = Session),
         (status = 401, description = "`token_invalid` (unknown, used or revoked) or `token_expired`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
     )
 )]
 pub(crate) async fn refresh(
@@ -142,6 +144,7 @@ pub(crate) async fn refresh(
     responses(
         (status = 204, description = "Logged out (also when already logged out)"),
         (status = 401, description = "`token_invalid`: not a refresh token of ours", body = ErrorBody),
+        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
     )
 )]
 pub(crate) async fn logout(
