@@ -369,7 +369,11 @@ pub enum SeatRequest {
         rd: Option<f64>,
     },
     /// An AI level (`beginner`, `intermediate`, `advanced`, `perfect`).
-    Ai { level: String },
+    Ai {
+        /// `beginner`, `intermediate`, `advanced` or `perfect` (Kalah).
+        #[schema(pattern = "^(beginner|intermediate|advanced|perfect)$")]
+        level: String,
+    },
 }
 
 /// `POST /internal/v1/games`: matchmaking (or a test) creates a game.
@@ -383,6 +387,7 @@ pub struct CreateGame {
     pub variant: VariantSpec,
     /// Seat 0 (moves first), then seat 1. The same player in both seats
     /// makes a hotseat game (two people on one device).
+    #[schema(min_items = 2, max_items = 2)]
     pub seats: [SeatRequest; 2],
     #[serde(default)]
     pub rated: bool,

@@ -34,9 +34,14 @@ fn four() -> u8 {
 #[serde(tag = "variant", rename_all = "snake_case", deny_unknown_fields)]
 pub enum VariantSpec {
     Kalah {
+        /// Pits a side: 6 on a board that is played (the rules engine
+        /// also knows smaller ones, for analysis).
         #[serde(default = "six")]
+        #[schema(minimum = 6, maximum = 6)]
         pits: u8,
+        /// Stones a pit at the start: 3 to 6 on a board that is played.
         #[serde(default = "four")]
+        #[schema(minimum = 3, maximum = 6)]
         seeds: u8,
         #[serde(default)]
         empty_capture: bool,

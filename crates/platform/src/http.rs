@@ -9,8 +9,8 @@
 use std::fmt;
 
 use actix_web::error::JsonPayloadError;
-use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderValue, RETRY_AFTER};
+use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use mancala_proto::{ErrorBody, ErrorCode};
 use redis::aio::ConnectionManager;
@@ -161,27 +161,54 @@ pub async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError::new(ErrorCode::NotFound, "nothing here"))
 }
 
-/// An API address asked with a method it does not serve.
-async fn method_not_allowed(request: HttpRequest) -> Result<HttpResponse, ApiError> {
-    Err(ApiError::new(
-        ErrorCode::MethodNotAllowed,
-        format!("{} is not served here", request.method()),
-    ))
+/// An API address asked with a method it does not serve: 405, with the
+/// methods it does serve in `Allow` (RFC 9110).
+fn method_not_allowed(allow: &'static str) -> impl Fn(HttpRequest) -> HttpResponse + Clone {
+    move |request: HttpRequest| {
+        let mut response = ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            format!("{} is not served here", request.method()),
+        )
+        .error_response();
+        response.headers_mut().insert(
+            actix_web::http::header::ALLOW,
+            HeaderValue::from_static(allow),
+        );
+        response
+    }
 }
 
-/// Mounting an API address: its route, and for any other method a 405 in
-/// the API's shape (actix would otherwise fall through to whatever comes
-/// next, such as the arena's static files).
+/// Mounting an API address: its handler for one method, and for any
+/// other a 405 in the API's shape (actix would otherwise fall through to
+/// whatever comes next, such as the arena's static files).
 pub trait ApiRoutes {
-    fn api_route(&mut self, path: &str, route: actix_web::Route) -> &mut Self;
+    fn api_route<F, Args>(&mut self, path: &str, method: Method, handler: F) -> &mut Self
+    where
+        F: actix_web::Handler<Args>,
+        Args: actix_web::FromRequest + 'static,
+        F::Output: actix_web::Responder + 'static;
 }
 
 impl ApiRoutes for web::ServiceConfig {
-    fn api_route(&mut self, path: &str, route: actix_web::Route) -> &mut Self {
+    fn api_route<F, Args>(&mut self, path: &str, method: Method, handler: F) -> &mut Self
+    where
+        F: actix_web::Handler<Args>,
+        Args: actix_web::FromRequest + 'static,
+        F::Output: actix_web::Responder + 'static,
+    {
+        let allow = if method == Method::POST {
+            "POST"
+        } else {
+            "GET, HEAD"
+        };
+        let refuse = method_not_allowed(allow);
         self.service(
             web::resource(path)
-                .route(route)
-                .default_service(web::to(method_not_allowed)),
+                .route(web::method(method).to(handler))
+                .default_service(web::to(move |request: HttpRequest| {
+                    let refuse = refuse.clone();
+                    async move { refuse(request) }
+                })),
         )
     }
 }

@@ -1,6 +1,7 @@
 //! The game-room REST API's OpenAPI description (the sockets are described
 //! by the JSON Schemas in `proto/schema/`).
 
+use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
@@ -38,15 +39,12 @@ impl Modify for ServiceAuth {
 /// Mounts `GET /v1/openapi.json` for this service alone.
 pub fn configure(config: &mut web::ServiceConfig) {
     let text = ApiDoc::openapi().to_pretty_json().unwrap_or_default();
-    config.api_route(
-        "/v1/openapi.json",
-        web::get().to(move || {
-            let text = text.clone();
-            async move {
-                HttpResponse::Ok()
-                    .content_type("application/json")
-                    .body(text)
-            }
-        }),
-    );
+    config.api_route("/v1/openapi.json", Method::GET, move || {
+        let text = text.clone();
+        async move {
+            HttpResponse::Ok()
+                .content_type("application/json")
+                .body(text)
+        }
+    });
 }

@@ -1,6 +1,7 @@
 //! The REST side of game-room: the internal endpoint that creates games,
 //! and the public records and lists.
 
+use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_ai::Level;
 use mancala_platform::ApiRoutes;
@@ -23,13 +24,13 @@ use crate::ws;
 /// `/v1/games/{id}`, which would otherwise take them.
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .api_route("/internal/v1/games", web::post().to(create_game))
-        .api_route("/v1/games/live", web::get().to(live_games))
-        .api_route("/v1/games/featured", web::get().to(featured_games))
-        .api_route("/v1/games/{id}", web::get().to(game_record))
-        .api_route("/v1/games/{id}/play", web::get().to(ws::play::play))
-        .api_route("/v1/games/{id}/watch", web::get().to(ws::watch::watch))
-        .api_route("/v1/players/{id}/games", web::get().to(player_games));
+        .api_route("/internal/v1/games", Method::POST, create_game)
+        .api_route("/v1/games/live", Method::GET, live_games)
+        .api_route("/v1/games/featured", Method::GET, featured_games)
+        .api_route("/v1/games/{id}", Method::GET, game_record)
+        .api_route("/v1/games/{id}/play", Method::GET, ws::play::play)
+        .api_route("/v1/games/{id}/watch", Method::GET, ws::watch::watch)
+        .api_route("/v1/players/{id}/games", Method::GET, player_games);
 }
 
 /// The token other services present on `/internal/v1/*`.
@@ -94,6 +95,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
         (status = 201, description = "Created", body = CreatedGame),
         (status = 400, description = "`invalid_input`: unknown player or AI level, unplayable variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated` or `token_invalid`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn create_game(
@@ -244,9 +246,26 @@ pub(crate) async fn game_record(
 #[serde(deny_unknown_fields)]
 pub(crate) struct ListQuery {
     /// `kalah`, `oware` or `mangala`.
+    #[param(pattern = "^(kalah|oware|mangala)$")]
     variant: Option<String>,
     /// The `next` of the previous page.
+    #[param(
+        pattern = "^[0-9]+_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    )]
     before: Option<String>,
+    /// 1 to 100; 20 by default.
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u32>,
+}
+
+/// Filters of the live list: highest rated first, one page.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LiveQuery {
+    /// `kalah`, `oware` or `mangala`.
+    #[param(pattern = "^(kalah|oware|mangala)$")]
+    variant: Option<String>,
     /// 1 to 100; 20 by default.
     #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
@@ -313,14 +332,14 @@ pub(crate) async fn player_games(
     get,
     path = "/v1/games/live",
     tag = "games",
-    params(ListQuery),
+    params(LiveQuery),
     responses(
         (status = 200, description = "Live games", body = GamePage),
         (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
     )
 )]
 pub(crate) async fn live_games(
-    query: web::Query<ListQuery>,
+    query: web::Query<LiveQuery>,
     rooms: web::Data<Rooms>,
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use actix_web::http::Method;
 use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
@@ -106,13 +107,13 @@ impl Matchmaking {
             .app_data(web::Data::new(self.authenticator.clone()))
             .app_data(web::Data::new(self.queues.clone()))
             .configure(accounts::routes::configure)
-            .api_route("/v1/lobby", web::get().to(lobby::lobby))
-            .api_route("/v1/lobby/stats", web::get().to(games::lobby_stats))
-            .api_route("/v1/ai-games", web::post().to(games::ai_game))
-            .api_route("/v1/hotseat-games", web::post().to(games::hotseat_game))
-            .api_route("/v1/invites", web::post().to(invites::create))
-            .api_route("/v1/invites/{code}", web::get().to(invites::show))
-            .api_route("/v1/invites/{code}/accept", web::post().to(invites::accept))
+            .api_route("/v1/lobby", Method::GET, lobby::lobby)
+            .api_route("/v1/lobby/stats", Method::GET, games::lobby_stats)
+            .api_route("/v1/ai-games", Method::POST, games::ai_game)
+            .api_route("/v1/hotseat-games", Method::POST, games::hotseat_game)
+            .api_route("/v1/invites", Method::POST, invites::create)
+            .api_route("/v1/invites/{code}", Method::GET, invites::show)
+            .api_route("/v1/invites/{code}/accept", Method::POST, invites::accept)
             .configure(openapi::configure);
     }
 

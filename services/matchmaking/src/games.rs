@@ -39,6 +39,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 400, description = "`invalid_input`: unknown level or variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn ai_game(
@@ -84,6 +85,7 @@ pub(crate) async fn ai_game(
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn hotseat_game(

@@ -38,6 +38,7 @@ fn url(deps: &QueueDeps, code: &str) -> String {
         (status = 201, description = "The invite, with the link to share", body = Invite),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn create(

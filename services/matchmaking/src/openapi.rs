@@ -2,6 +2,7 @@
 //! the `proto` types, committed as `proto/schema/openapi.json` (a test
 //! fails when the file is stale) and served at `/v1/openapi.json`.
 
+use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use mancala_proto::ErrorCode;
@@ -67,15 +68,12 @@ pub fn document() -> String {
 /// Mounts `GET /v1/openapi.json`.
 pub fn configure(config: &mut web::ServiceConfig) {
     let text = document();
-    config.api_route(
-        "/v1/openapi.json",
-        web::get().to(move || {
-            let text = text.clone();
-            async move {
-                HttpResponse::Ok()
-                    .content_type("application/json")
-                    .body(text)
-            }
-        }),
-    );
+    config.api_route("/v1/openapi.json", Method::GET, move || {
+        let text = text.clone();
+        async move {
+            HttpResponse::Ok()
+                .content_type("application/json")
+                .body(text)
+        }
+    });
 }

@@ -1,5 +1,6 @@
 //! Leaderboards and profiles.
 
+use actix_web::http::Method;
 use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated};
@@ -14,10 +15,10 @@ use crate::worker::Rater;
 
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .api_route("/v1/leaderboard/{variant}/me", web::get().to(my_rank))
-        .api_route("/v1/leaderboard/{variant}", web::get().to(board))
-        .api_route("/v1/players/{id}/ratings/{variant}", web::get().to(history))
-        .api_route("/v1/players/{id}", web::get().to(profile));
+        .api_route("/v1/leaderboard/{variant}/me", Method::GET, my_rank)
+        .api_route("/v1/leaderboard/{variant}", Method::GET, board)
+        .api_route("/v1/players/{id}/ratings/{variant}", Method::GET, history)
+        .api_route("/v1/players/{id}", Method::GET, profile);
 }
 
 fn variant(name: &str) -> Result<&'static str, ApiError> {

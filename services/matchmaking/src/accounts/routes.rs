@@ -1,5 +1,6 @@
 //! The accounts endpoints: parse, call [`Accounts`], answer.
 
+use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
@@ -10,12 +11,12 @@ use super::service::Accounts;
 /// Mounts `/v1/auth/*` and `/v1/me`.
 pub fn configure(config: &mut web::ServiceConfig) {
     config
-        .api_route("/v1/auth/guest", web::post().to(guest))
-        .api_route("/v1/auth/register", web::post().to(register))
-        .api_route("/v1/auth/login", web::post().to(login))
-        .api_route("/v1/auth/refresh", web::post().to(refresh))
-        .api_route("/v1/auth/logout", web::post().to(logout))
-        .api_route("/v1/me", web::get().to(me));
+        .api_route("/v1/auth/guest", Method::POST, guest)
+        .api_route("/v1/auth/register", Method::POST, register)
+        .api_route("/v1/auth/login", Method::POST, login)
+        .api_route("/v1/auth/refresh", Method::POST, refresh)
+        .api_route("/v1/auth/logout", Method::POST, logout)
+        .api_route("/v1/me", Method::GET, me);
 }
 
 /// The address rate limits count against: the TCP peer, or the proxy's
@@ -70,6 +71,7 @@ pub(crate) async fn guest(
         (status = 401, description = "`token_invalid` or `token_expired`: a bad token was sent", body = ErrorBody),
         (status = 409, description = "`username_taken` or `already_registered`", body = ErrorBody),
         (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn register(
@@ -98,6 +100,7 @@ pub(crate) async fn register(
         (status = 400, description = "`malformed_json` or `unknown_field`", body = ErrorBody),
         (status = 401, description = "`invalid_credentials`", body = ErrorBody),
         (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn login(
@@ -123,6 +126,7 @@ pub(crate) async fn login(
         (status = 200, description = "A new access token and refresh token", body = Session),
         (status = 401, description = "`token_invalid` (unknown, used or revoked) or `token_expired`", body = ErrorBody),
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn refresh(
@@ -145,6 +149,7 @@ pub(crate) async fn refresh(
         (status = 204, description = "Logged out (also when already logged out)"),
         (status = 401, description = "`token_invalid`: not a refresh token of ours", body = ErrorBody),
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
     )
 )]
 pub(crate) async fn logout(
