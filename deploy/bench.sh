@@ -4,12 +4,14 @@
 # everything on this machine with the load generator beside it:
 #   games     1,000 concurrent ranked games (2,000 players queueing, playing
 #             with a think time, rematching), durable moves
+#   light     100 concurrent games with a 100 ms think time: the round trip
+#             when the machine is not saturated
 #   watchers  one game followed by 5,000 watchers
 #   idle      19,000 idle sockets, weighed in server memory (this machine's
 #             hard limit is 20,000 open files per process)
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table).
-# Usage: deploy/bench.sh [PROFILE ...] (default: games watchers idle)
+# Usage: deploy/bench.sh [PROFILE ...] (default: games light watchers idle)
 #        DEPLOYMENTS="arena split" DURATION=30 THINK_MS=300 GAMES=1000
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,10 +24,10 @@ results=tests/bench/results
 mkdir -p "$results"
 server=postgres://postgres@127.0.0.1:5432
 database=mancala_bench
-duration=${DURATION:-30}
+duration=${DURATION:-40}
 think=${THINK_MS:-300}
 games=${GAMES:-1000}
-[ "$#" -gt 0 ] || set -- games watchers idle
+[ "$#" -gt 0 ] || set -- games light watchers idle
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 pids=()
@@ -90,6 +92,8 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
       --json "$results/$deployment-$profile.json")
     case $profile in
       games) "$bin/loadgen" "${common[@]}" --players $((games * 2)) --think-ms "$think" \
+        --games-per-player 100 ;;
+      light) "$bin/loadgen" "${common[@]}" --players 200 --think-ms 100 \
         --games-per-player 100 ;;
       watchers) "$bin/loadgen" "${common[@]}" --players 2 --watchers 5000 --watch-one \
         --think-ms "$think" --games-per-player 100 ;;

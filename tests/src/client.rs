@@ -186,12 +186,16 @@ impl JsonSocket {
 
     /// The next message, answering pings on the way.
     pub async fn receive(&mut self) -> Result<Value, ClientError> {
+        let bytes = self.receive_text().await?;
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode(e.to_string()))
+    }
+
+    /// The next text frame as it came, for a reader that decodes only
+    /// what it needs (thousands of watchers on one thread).
+    pub async fn receive_text(&mut self) -> Result<bytes::Bytes, ClientError> {
         loop {
             match self.framed.next().await {
-                Some(Ok(Frame::Text(bytes))) => {
-                    return serde_json::from_slice(&bytes)
-                        .map_err(|e| ClientError::Decode(e.to_string()));
-                }
+                Some(Ok(Frame::Text(bytes))) => return Ok(bytes),
                 Some(Ok(Frame::Ping(bytes))) => {
                     let _ = self.framed.send(Message::Pong(bytes)).await;
                 }

@@ -51,9 +51,13 @@ impl Redis {
     /// (later drops reconnect in the background).
     pub async fn connect(url: &SecretString, prefix: &str) -> Result<Redis, redis::RedisError> {
         let client = redis::Client::open(url.expose_secret())?;
+        // The client's default of 500 ms per response turns a burst on a
+        // busy machine (thousands of players signing in at once) into
+        // errors; a Redis that is really gone fails the connection instead.
         let config = ConnectionManagerConfig::new()
             .set_number_of_retries(2)
-            .set_connection_timeout(Some(Duration::from_secs(2)));
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(3)));
         let manager = ConnectionManager::new_with_config(client.clone(), config).await?;
         Ok(Redis {
             manager,

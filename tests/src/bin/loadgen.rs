@@ -56,6 +56,10 @@ struct Args {
     /// New players per second instead (open model).
     #[arg(long)]
     arrival_rate: Option<f64>,
+    /// Closed model: the players arrive evenly over this long, and what
+    /// happens before they all have is warm-up, left out of the figures.
+    #[arg(long, default_value_t = 10)]
+    ramp_secs: u64,
     /// Games each player plays, rematching, before leaving.
     #[arg(long, default_value_t = 3)]
     games_per_player: u32,
@@ -103,6 +107,8 @@ struct Ctx {
     args: Args,
     time_control: (u32, u32),
     deadline: Instant,
+    /// The end of the warm-up: moves sent before it are not counted.
+    steady_from: Instant,
     round_trip: RefCell<Histogram<u64>>,
     time_to_match: RefCell<Histogram<u64>>,
     watcher_delay: RefCell<Histogram<u64>>,
@@ -307,7 +313,7 @@ async fn play(
                 let message = socket.receive().await?;
                 match message["t"].as_str() {
                     Some("moved") if message["d"]["ply"].as_u64() == Some(ply) => {
-                        if sent < ctx.deadline {
+                        if sent < ctx.deadline && sent >= ctx.steady_from {
                             let _ = ctx.round_trip.borrow_mut().record(micros(sent));
                             ctx.moves.set(ctx.moves.get() + 1);
                         }
@@ -448,22 +454,41 @@ async fn watcher(ctx: Rc<Ctx>) {
     }
 }
 
+/// Just what a watcher needs of a message: its type and ply, decoded
+/// without building the rest.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    t: &'a str,
+    #[serde(default)]
+    d: Option<PlyOnly>,
+}
+
+#[derive(serde::Deserialize)]
+struct PlyOnly {
+    #[serde(default)]
+    ply: Option<u64>,
+}
+
 async fn watch(ctx: &Ctx, game: &str) -> Result<(), ClientError> {
     let url = format!("{}/v1/games/{game}/watch", ctx.games_base(game));
     let mut socket = JsonSocket::open(&ctx.api, &url).await?;
     loop {
-        let Ok(message) = tokio::time::timeout(Duration::from_secs(1), socket.receive()).await
+        let Ok(text) = tokio::time::timeout(Duration::from_secs(1), socket.receive_text()).await
         else {
             if ctx.over() {
                 break;
             }
             continue;
         };
-        let message = message?;
-        match message["t"].as_str() {
-            Some("state") => ctx.attached.set(ctx.attached.get() + 1),
-            Some("moved") => {
-                let ply = message["d"]["ply"].as_u64().unwrap_or(0);
+        let text = text?;
+        let Ok(message) = serde_json::from_slice::<Head>(&text) else {
+            ctx.error("decode");
+            continue;
+        };
+        match message.t {
+            "state" => ctx.attached.set(ctx.attached.get() + 1),
+            "moved" => {
+                let ply = message.d.and_then(|d| d.ply).unwrap_or(0);
                 let now = Instant::now();
                 if let Some((sent, last)) = ctx.sent.borrow_mut().get_mut(&(game.to_owned(), ply)) {
                     let _ = ctx
@@ -473,7 +498,7 @@ async fn watch(ctx: &Ctx, game: &str) -> Result<(), ClientError> {
                     *last = Some(last.map_or(now, |last| last.max(now)));
                 }
             }
-            Some("over") => break,
+            "over" => break,
             _ => {}
         }
         if ctx.over() {
@@ -621,6 +646,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         api: Api::new(&args.base, &args.games[0]),
         time_control: time_control(&args.time_control)?,
         deadline: started + Duration::from_secs(args.duration_secs),
+        steady_from: started
+            + if args.arrival_rate.is_none() && args.players > 0 {
+                Duration::from_secs(args.ramp_secs.min(args.duration_secs / 2))
+            } else {
+                Duration::ZERO
+            },
         round_trip: RefCell::new(histogram()?),
         time_to_match: RefCell::new(histogram()?),
         watcher_delay: RefCell::new(histogram()?),
@@ -682,10 +713,14 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     tokio::time::sleep_until(next.into()).await;
                 }
             } else if ctx.args.players > 0 {
-                let slots: Vec<_> = (0..ctx.args.players as u64)
+                let players = ctx.args.players as u64;
+                let ramp = ctx.steady_from.saturating_duration_since(Instant::now());
+                let slots: Vec<_> = (0..players)
                     .map(|slot| {
                         let ctx = ctx.clone();
+                        let arrives = ramp.mul_f64(slot as f64 / players as f64);
                         actix_rt::spawn(async move {
+                            tokio::time::sleep(arrives).await;
                             let mut round = 0u64;
                             while !ctx.over() {
                                 player(ctx.clone(), slot + round * 1_000_000).await;
@@ -709,7 +744,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let _ = tokio::time::timeout(Duration::from_secs(5), players_task).await;
     let _ = ticker.await;
     progress.finish_and_clear();
-    let seconds = ctx.args.duration_secs as f64;
+    // Rates over the measured (steady) part of the run.
+    let seconds = ctx.deadline.duration_since(ctx.steady_from).as_secs_f64();
     let mut last_watcher = histogram()?;
     for (sent, last) in ctx.sent.borrow().values() {
         if let Some(last) = last {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use futures_util::StreamExt;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{Clock, Redis};
 use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest};
@@ -37,6 +38,9 @@ pub struct QueueDeps {
 pub fn player_channel(player: Uuid) -> String {
     format!("player:{player}")
 }
+
+/// Games asked of game-room at once by one pairing wave.
+const GAMES_AT_ONCE: usize = 32;
 
 /// Starts one pairing loop per configured queue, for as long as the process
 /// runs.
@@ -103,6 +107,8 @@ pub async fn tick(
     }
     let pairs = pair(&tickets, &deps.rules, now);
     let mut paired = vec![false; tickets.len()];
+    let mut claimed = Vec::new();
+    let mut fenced = false;
     for (a, b) in pairs {
         match store::claim(
             &deps.redis,
@@ -115,11 +121,25 @@ pub async fn tick(
             Claim::Claimed => {
                 paired[a] = true;
                 paired[b] = true;
-                start_game(deps, queue, &tickets[a], &tickets[b]).await;
+                claimed.push((a, b));
             }
             Claim::Gone => {}
-            Claim::Fenced => return Ok(()),
+            Claim::Fenced => {
+                fenced = true;
+                break;
+            }
         }
+    }
+    // Each game is a round trip to game-room and a Postgres insert: made
+    // a few dozen at a time, a wave of a thousand pairs takes a fraction
+    // of a second, not the tens of seconds one at a time would.
+    futures_util::stream::iter(claimed)
+        .for_each_concurrent(GAMES_AT_ONCE, |(a, b)| {
+            start_game(deps, queue, &tickets[a], &tickets[b])
+        })
+        .await;
+    if fenced {
+        return Ok(());
     }
     let fallback = deps.settings.ai_fallback.as_millis() as u64;
     for (index, ticket) in tickets.iter().enumerate() {
