@@ -95,7 +95,7 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
         --games-per-player 100 ;;
       light) "$bin/loadgen" "${common[@]}" --players 200 --think-ms 100 \
         --games-per-player 100 ;;
-      watchers) "$bin/loadgen" "${common[@]}" --players 2 --watchers 5000 --watch-one \
+      watchers) "$bin/loadgen" "${common[@]}" --players 2 --ramp-secs 0 --watchers 5000 --watch-one --watcher-threads 2 \
         --think-ms "$think" --games-per-player 100 ;;
       idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
       *) echo "unknown profile $profile" >&2; exit 2 ;;

@@ -20,6 +20,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
@@ -79,6 +81,10 @@ struct Args {
     /// All watchers on one game, whose players wait until they are in.
     #[arg(long)]
     watch_one: bool,
+    /// Threads the watchers are spread over, so that draining thousands
+    /// of sockets is not one thread's work.
+    #[arg(long, default_value_t = 1)]
+    watcher_threads: usize,
     /// Idle watch sockets held open, to weigh a socket in server memory.
     #[arg(long, default_value_t = 0)]
     idle: usize,
@@ -111,19 +117,50 @@ struct Ctx {
     steady_from: Instant,
     round_trip: RefCell<Histogram<u64>>,
     time_to_match: RefCell<Histogram<u64>>,
-    watcher_delay: RefCell<Histogram<u64>>,
     moves: Cell<u64>,
     games: Cell<u64>,
     players: Cell<u64>,
     errors: RefCell<BTreeMap<String, u64>>,
+    /// What players and watchers (on any thread) share.
+    spectators: Arc<Spectators>,
+}
+
+/// The games to watch and the deliveries seen, shared across threads.
+struct Spectators {
+    deadline: Instant,
+    games: Vec<String>,
+    watch_one: bool,
     /// Live games, for watchers to pick from.
-    live: RefCell<Vec<String>>,
-    /// When each move was sent, and when its last watcher saw it.
-    sent: RefCell<HashMap<(String, u64), Delivery>>,
+    live: Mutex<Vec<String>>,
+    cursor: AtomicUsize,
     /// `--watch-one`: the game every watcher follows, and how many are in.
-    featured: RefCell<Option<String>>,
-    attached: Cell<usize>,
-    watch_cursor: Cell<usize>,
+    featured: Mutex<Option<String>>,
+    attached: AtomicUsize,
+    /// When each move was sent, and when its last watcher saw it.
+    sent: Mutex<HashMap<(String, u64), Delivery>>,
+    delay: Mutex<Histogram<u64>>,
+    errors: Mutex<BTreeMap<String, u64>>,
+}
+
+/// A lock that a panicked holder does not poison for the rest.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Spectators {
+    fn over(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    fn error(&self, what: &str) {
+        *lock(&self.errors).entry(what.to_owned()).or_default() += 1;
+    }
+
+    fn games_base(&self, game: &str) -> String {
+        games_base(&self.games, game)
+    }
 }
 
 impl Ctx {
@@ -132,33 +169,40 @@ impl Ctx {
     }
 
     fn client_error(&self, error: &ClientError) {
-        let what = match error {
-            ClientError::Status { status, body } => {
-                let code = serde_json::from_str::<Value>(body)
-                    .ok()
-                    .and_then(|body| body["code"].as_str().map(str::to_owned));
-                format!("http_{status}_{}", code.unwrap_or_default())
-            }
-            ClientError::Closed => "socket_closed".into(),
-            ClientError::Http(_) => "http".into(),
-            ClientError::Socket(_) => "socket".into(),
-            ClientError::Decode(_) => "decode".into(),
-        };
-        self.error(&what);
+        self.error(&describe(error));
     }
 
     fn over(&self) -> bool {
         Instant::now() >= self.deadline
     }
 
-    /// The instance a game lives on: the same for everyone, by its id.
     fn games_base(&self, game: &str) -> String {
-        let bases = &self.args.games;
-        let hash = game.bytes().fold(0u64, |hash, byte| {
-            hash.wrapping_mul(31).wrapping_add(byte as u64)
-        });
-        bases[(hash % bases.len() as u64) as usize].replacen("http", "ws", 1)
+        games_base(&self.args.games, game)
     }
+}
+
+/// An error's name in the report: the HTTP status and code, or what broke.
+fn describe(error: &ClientError) -> String {
+    match error {
+        ClientError::Status { status, body } => {
+            let code = serde_json::from_str::<Value>(body)
+                .ok()
+                .and_then(|body| body["code"].as_str().map(str::to_owned));
+            format!("http_{status}_{}", code.unwrap_or_default())
+        }
+        ClientError::Closed => "socket_closed".into(),
+        ClientError::Http(_) => "http".into(),
+        ClientError::Socket(_) => "socket".into(),
+        ClientError::Decode(_) => "decode".into(),
+    }
+}
+
+/// The instance a game lives on: the same for everyone, by its id.
+fn games_base(bases: &[String], game: &str) -> String {
+    let hash = game.bytes().fold(0u64, |hash, byte| {
+        hash.wrapping_mul(31).wrapping_add(byte as u64)
+    });
+    bases[(hash % bases.len() as u64) as usize].replacen("http", "ws", 1)
 }
 
 fn micros(since: Instant) -> u64 {
@@ -280,16 +324,18 @@ async fn play(
     // One of the two players speaks for the game (both, against the AI).
     let counts_the_game = you == Some(0) || ctx.args.opponent.is_ai();
     if counts_the_game {
-        ctx.live.borrow_mut().push(game.to_owned());
+        let spectators = &ctx.spectators;
+        lock(&spectators.live).push(game.to_owned());
         if ctx.args.watch_one && ctx.args.watchers > 0 {
-            *ctx.featured.borrow_mut() = Some(game.to_owned());
-            ctx.attached.set(0);
+            spectators.attached.store(0, Ordering::SeqCst);
+            *lock(&spectators.featured) = Some(game.to_owned());
         }
     }
     if ctx.args.watch_one && ctx.args.watchers > 0 {
         // The moves are what is measured: every watcher in first.
         let waiting = Instant::now();
-        while ctx.attached.get() < ctx.args.watchers && waiting.elapsed() < Duration::from_secs(60)
+        while ctx.spectators.attached.load(Ordering::SeqCst) < ctx.args.watchers
+            && waiting.elapsed() < Duration::from_secs(60)
         {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -302,9 +348,7 @@ async fn play(
             ply += 1;
             let sent = Instant::now();
             if ctx.args.watchers > 0 {
-                ctx.sent
-                    .borrow_mut()
-                    .insert((game.to_owned(), ply), (sent, None));
+                lock(&ctx.spectators.sent).insert((game.to_owned(), ply), (sent, None));
             }
             socket
                 .send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
@@ -361,7 +405,7 @@ async fn play(
         }
     }
     if counts_the_game {
-        ctx.live.borrow_mut().retain(|live| live != game);
+        lock(&ctx.spectators.live).retain(|live| live != game);
     }
     if result.is_none() {
         socket.close().await;
@@ -426,19 +470,17 @@ async fn player(ctx: Rc<Ctx>, index: u64) {
 }
 
 /// One watcher: follows live games (or the featured one) until the end.
-async fn watcher(ctx: Rc<Ctx>) {
+async fn watcher(spectators: Arc<Spectators>, api: Api) {
     let mut last: Option<String> = None;
-    while !ctx.over() {
-        let game = if ctx.args.watch_one {
-            ctx.featured
-                .borrow()
+    while !spectators.over() {
+        let game = if spectators.watch_one {
+            lock(&spectators.featured)
                 .clone()
                 .filter(|game| Some(game) != last.as_ref())
         } else {
-            let live = ctx.live.borrow();
+            let live = lock(&spectators.live);
             (!live.is_empty()).then(|| {
-                let cursor = ctx.watch_cursor.get();
-                ctx.watch_cursor.set(cursor.wrapping_add(1));
+                let cursor = spectators.cursor.fetch_add(1, Ordering::Relaxed);
                 live[cursor % live.len()].clone()
             })
         };
@@ -447,8 +489,8 @@ async fn watcher(ctx: Rc<Ctx>) {
             continue;
         };
         last = Some(game.clone());
-        if let Err(error) = watch(&ctx, &game).await {
-            ctx.client_error(&error);
+        if let Err(error) = watch(&spectators, &api, &game).await {
+            spectators.error(&describe(&error));
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
@@ -469,39 +511,39 @@ struct PlyOnly {
     ply: Option<u64>,
 }
 
-async fn watch(ctx: &Ctx, game: &str) -> Result<(), ClientError> {
-    let url = format!("{}/v1/games/{game}/watch", ctx.games_base(game));
-    let mut socket = JsonSocket::open(&ctx.api, &url).await?;
+async fn watch(spectators: &Spectators, api: &Api, game: &str) -> Result<(), ClientError> {
+    let url = format!("{}/v1/games/{game}/watch", spectators.games_base(game));
+    let mut socket = JsonSocket::open(api, &url).await?;
     loop {
         let Ok(text) = tokio::time::timeout(Duration::from_secs(1), socket.receive_text()).await
         else {
-            if ctx.over() {
+            if spectators.over() {
                 break;
             }
             continue;
         };
         let text = text?;
         let Ok(message) = serde_json::from_slice::<Head>(&text) else {
-            ctx.error("decode");
+            spectators.error("decode");
             continue;
         };
         match message.t {
-            "state" => ctx.attached.set(ctx.attached.get() + 1),
+            "state" => {
+                spectators.attached.fetch_add(1, Ordering::SeqCst);
+            }
             "moved" => {
                 let ply = message.d.and_then(|d| d.ply).unwrap_or(0);
                 let now = Instant::now();
-                if let Some((sent, last)) = ctx.sent.borrow_mut().get_mut(&(game.to_owned(), ply)) {
-                    let _ = ctx
-                        .watcher_delay
-                        .borrow_mut()
-                        .record((now - *sent).as_micros().max(1) as u64);
+                if let Some((sent, last)) = lock(&spectators.sent).get_mut(&(game.to_owned(), ply))
+                {
+                    let _ = lock(&spectators.delay).record((now - *sent).as_micros().max(1) as u64);
                     *last = Some(last.map_or(now, |last| last.max(now)));
                 }
             }
             "over" => break,
             _ => {}
         }
-        if ctx.over() {
+        if spectators.over() {
             break;
         }
     }
@@ -654,16 +696,22 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             },
         round_trip: RefCell::new(histogram()?),
         time_to_match: RefCell::new(histogram()?),
-        watcher_delay: RefCell::new(histogram()?),
         moves: Cell::new(0),
         games: Cell::new(0),
         players: Cell::new(0),
         errors: RefCell::default(),
-        live: RefCell::default(),
-        sent: RefCell::default(),
-        featured: RefCell::default(),
-        attached: Cell::new(0),
-        watch_cursor: Cell::new(0),
+        spectators: Arc::new(Spectators {
+            deadline: started + Duration::from_secs(args.duration_secs),
+            games: args.games.clone(),
+            watch_one: args.watch_one,
+            live: Mutex::default(),
+            cursor: AtomicUsize::new(0),
+            featured: Mutex::default(),
+            attached: AtomicUsize::new(0),
+            sent: Mutex::default(),
+            delay: Mutex::new(histogram()?),
+            errors: Mutex::default(),
+        }),
         args,
     });
     let sampler = Rc::new(RefCell::new(Sampler::start(ctx.args.server_pids.clone())));
@@ -695,8 +743,31 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     });
     let idle_task = (ctx.args.idle > 0)
         .then(|| actix_rt::spawn(idle(ctx.clone(), ctx.args.idle, sampler.clone())));
-    for _ in 0..ctx.args.watchers {
-        actix_rt::spawn(watcher(ctx.clone()));
+    // Watchers: a share on this thread, the rest on threads of their own,
+    // each with its own runtime and HTTP client.
+    let threads = ctx.args.watcher_threads.max(1);
+    let mut helpers = Vec::new();
+    for thread in 0..threads {
+        let share = ctx.args.watchers / threads + usize::from(thread < ctx.args.watchers % threads);
+        if thread == 0 {
+            for _ in 0..share {
+                actix_rt::spawn(watcher(ctx.spectators.clone(), ctx.api.clone()));
+            }
+            continue;
+        }
+        let spectators = ctx.spectators.clone();
+        let (base, games) = (ctx.args.base.clone(), ctx.args.games[0].clone());
+        helpers.push(std::thread::spawn(move || {
+            actix_rt::System::new().block_on(async move {
+                let api = Api::new(&base, &games);
+                let watchers: Vec<_> = (0..share)
+                    .map(|_| actix_rt::spawn(watcher(spectators.clone(), api.clone())))
+                    .collect();
+                for watcher in watchers {
+                    let _ = watcher.await;
+                }
+            });
+        }));
     }
     let players_task = actix_rt::spawn({
         let ctx = ctx.clone();
@@ -747,7 +818,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     // Rates over the measured (steady) part of the run.
     let seconds = ctx.deadline.duration_since(ctx.steady_from).as_secs_f64();
     let mut last_watcher = histogram()?;
-    for (sent, last) in ctx.sent.borrow().values() {
+    for helper in helpers {
+        let _ = helper.join();
+    }
+    for (sent, last) in lock(&ctx.spectators.sent).values() {
         if let Some(last) = last {
             let _ = last_watcher.record((*last - *sent).as_micros().max(1) as u64);
         }
@@ -770,10 +844,16 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         moves_per_second: ctx.moves.get() as f64 / seconds,
         move_round_trip: Latency::of(&ctx.round_trip.borrow()),
         time_to_match: Latency::of(&ctx.time_to_match.borrow()),
-        watcher_delay: Latency::of(&ctx.watcher_delay.borrow()),
+        watcher_delay: Latency::of(&lock(&ctx.spectators.delay)),
         last_watcher_delay: Latency::of(&last_watcher),
         idle: idle_report,
-        errors: ctx.errors.borrow().clone(),
+        errors: {
+            let mut errors = ctx.errors.borrow().clone();
+            for (what, count) in lock(&ctx.spectators.errors).iter() {
+                *errors.entry(what.clone()).or_default() += count;
+            }
+            errors
+        },
         server,
     };
     print_summary(&report);
