@@ -214,3 +214,45 @@ impl Ws {
         }
     }
 }
+
+/// Opens a game's play socket on the first of `bases` that serves it,
+/// retrying while a host whose lease has not run out still holds the game;
+/// the socket and its `state`.
+pub async fn play_when_free(
+    bases: &[String],
+    game: &str,
+    token: &str,
+    patience: Duration,
+) -> (Ws, Value) {
+    let deadline = Instant::now() + patience;
+    loop {
+        for base in bases {
+            if let Ok(mut ws) = Ws::open(format!("{base}/v1/games/{game}/play")).await {
+                ws.send(serde_json::json!({"t": "auth", "d": {"token": token}}))
+                    .await;
+                if let Some(message) = ws.next(Duration::from_secs(5)).await
+                    && message["t"] == "state"
+                {
+                    return (ws, message["d"].clone());
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "{game} never became playable");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The legal pits of a `state` or `moved`.
+pub fn pits(legal: &Value) -> Vec<u64> {
+    legal
+        .as_array()
+        .map(|pits| pits.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
+}
+
+/// The `quantile` of `samples` (nearest rank); zero when there are none.
+pub fn percentile(samples: &mut [Duration], quantile: f64) -> Duration {
+    samples.sort();
+    let index = ((samples.len() as f64 - 1.0) * quantile).round() as usize;
+    samples.get(index).copied().unwrap_or_default()
+}

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use mancala_platform::testing::{Proxy, TestStores, database_url, redis_url};
 use mancala_platform::{ExposeSecret, SecretString};
-use mancala_tests::harness::{Ws, call, free_port, request, start};
+use mancala_tests::harness::{
+    Ws, call, free_port, percentile, pits, play_when_free, request, start,
+};
 use serde_json::{Value, json};
 
 const THINK: Duration = Duration::from_millis(40);
@@ -28,31 +30,6 @@ type Moves = Vec<(u64, u64, u64)>;
 struct Game {
     id: String,
     tokens: [String; 2],
-}
-
-async fn open_play(bases: &[String], game: &str, token: &str) -> (Ws, Value) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        for base in bases {
-            if let Ok(mut ws) = Ws::open(format!("{base}/v1/games/{game}/play")).await {
-                ws.send(json!({"t": "auth", "d": {"token": token}})).await;
-                if let Some(message) = ws.next(Duration::from_secs(3)).await
-                    && message["t"] == "state"
-                {
-                    return (ws, message["d"].clone());
-                }
-            }
-        }
-        assert!(Instant::now() < deadline, "{game} never came back");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn pits(legal: &Value) -> Vec<u64> {
-    legal
-        .as_array()
-        .map(|pits| pits.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
 }
 
 /// How many games have made their first `IN_PLAY` moves: a fault is
@@ -127,7 +104,13 @@ async fn drive(
         if sockets.iter().any(Option::is_none) {
             let bases = bases.borrow().clone();
             for (seat, socket) in sockets.iter_mut().enumerate() {
-                let (ws, state) = open_play(&bases, &game.id, &game.tokens[seat]).await;
+                let (ws, state) = play_when_free(
+                    &bases,
+                    &game.id,
+                    &game.tokens[seat],
+                    Duration::from_secs(30),
+                )
+                .await;
                 *socket = Some(ws);
                 let ply = state["ply"].as_u64().unwrap();
                 // A move in flight when the socket dropped was stored or
@@ -215,12 +198,6 @@ async fn check_records(base: &str, outcomes: &[Outcome]) {
             .collect();
         assert_eq!(stored, outcome.acknowledged, "{}", outcome.id);
     }
-}
-
-fn percentile(samples: &mut [Duration], quantile: f64) -> Duration {
-    samples.sort();
-    let index = ((samples.len() as f64 - 1.0) * quantile).round() as usize;
-    samples.get(index).copied().unwrap_or_default()
 }
 
 struct Shared {

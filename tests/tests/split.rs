@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
-use mancala_tests::harness::{Ws, free_port, request, start};
-use serde_json::{Value, json};
+use mancala_tests::harness::{Ws, free_port, percentile, pits, play_when_free, request, start};
+use serde_json::json;
 
 struct Player {
     id: String,
@@ -44,33 +44,6 @@ async fn registered_player(matchmaking: &str, name: &str) -> Player {
         id: session["player"]["id"].as_str().unwrap().to_owned(),
         token: session["access_token"].as_str().unwrap().to_owned(),
     }
-}
-
-/// Opens the play socket on `base`, retrying while the game is still held
-/// by a host whose lease has not run out; returns the socket and its state.
-async fn play(base: &str, game: &str, token: &str, patience: Duration) -> (Ws, Value) {
-    let deadline = Instant::now() + patience;
-    loop {
-        if let Ok(mut ws) = Ws::open(format!("{base}/v1/games/{game}/play")).await {
-            ws.send(json!({"t": "auth", "d": {"token": token}})).await;
-            if let Some(message) = ws.next(Duration::from_secs(5)).await
-                && message["t"] == "state"
-            {
-                return (ws, message["d"].clone());
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the game never became playable on {base}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn percentile(samples: &mut [Duration], quantile: f64) -> Duration {
-    samples.sort();
-    let index = ((samples.len() as f64 - 1.0) * quantile).round() as usize;
-    samples[index]
 }
 
 /// A deterministic pick among the legal pits, so a failing run repeats.
@@ -173,8 +146,20 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
 
     // Both play on instance A; a watcher follows on instance B.
     let patience = Duration::from_secs(10);
-    let (south, state) = play(&room_a.base, &game, &by_seat[0].token, patience).await;
-    let (north, _) = play(&room_a.base, &game, &by_seat[1].token, patience).await;
+    let (south, state) = play_when_free(
+        std::slice::from_ref(&room_a.base),
+        &game,
+        &by_seat[0].token,
+        patience,
+    )
+    .await;
+    let (north, _) = play_when_free(
+        std::slice::from_ref(&room_a.base),
+        &game,
+        &by_seat[1].token,
+        patience,
+    )
+    .await;
     let mut sockets = [south, north];
     let mut watcher = Ws::open(format!("{}/v1/games/{game}/watch", room_b.base))
         .await
@@ -187,7 +172,7 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
     let mut round_trips = Vec::new();
     let (mut turn, mut legal) = (
         state["turn"].as_u64().unwrap() as usize,
-        to_pits(&state["legal"]),
+        pits(&state["legal"]),
     );
     let mut takeover = None;
     let mut result = None;
@@ -197,8 +182,20 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
             // The host dies mid-game.
             room_a.kill();
             let killed = Instant::now();
-            let (south, state) = play(&room_b.base, &game, &by_seat[0].token, patience).await;
-            let (north, _) = play(&room_b.base, &game, &by_seat[1].token, patience).await;
+            let (south, state) = play_when_free(
+                std::slice::from_ref(&room_b.base),
+                &game,
+                &by_seat[0].token,
+                patience,
+            )
+            .await;
+            let (north, _) = play_when_free(
+                std::slice::from_ref(&room_b.base),
+                &game,
+                &by_seat[1].token,
+                patience,
+            )
+            .await;
             takeover = Some(killed.elapsed());
             sockets = [south, north];
             assert_eq!(
@@ -207,7 +204,7 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
                 "every acknowledged move survived the host"
             );
             turn = state["turn"].as_u64().unwrap() as usize;
-            legal = to_pits(&state["legal"]);
+            legal = pits(&state["legal"]);
         }
         let pit = pick(&legal, ply);
         let sent = Instant::now();
@@ -222,7 +219,7 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
         let seen = sockets[other].until("moved", patience).await;
         assert_eq!(seen["ply"], ply);
         turn = moved["turn"].as_u64().unwrap_or(0) as usize;
-        legal = to_pits(&moved["legal"]);
+        legal = pits(&moved["legal"]);
         if legal.is_empty() {
             result = Some(sockets[0].until("over", patience).await);
         }
@@ -357,11 +354,4 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
     );
     drop((sockets, watcher, lobbies, room_b, matchmaking, rating));
     stores.cleanup().await.unwrap();
-}
-
-fn to_pits(legal: &Value) -> Vec<u64> {
-    legal
-        .as_array()
-        .map(|pits| pits.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
 }

@@ -20,17 +20,30 @@ async fn two_players(world: &World) -> ((Uuid, String), (Uuid, String)) {
     (world.player("South").await, world.player("North").await)
 }
 
-/// The game's status once it is `expected`, or as it is after 5 s.
-async fn status_in_a_while(instance: &Instance, game: Uuid, expected: &str) -> Value {
+/// The clock moves `still_live` ms and the game is live; it moves
+/// `then` ms more and the sweeper aborts it for `reason`.
+async fn live_then_aborted(
+    world: &World,
+    instance: &Instance,
+    game: Uuid,
+    still_live: u64,
+    then: u64,
+    reason: &str,
+) {
+    world.clock.advance(still_live);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(record(instance, game).await["status"], "live");
+    world.clock.advance(then);
     let mut status = Value::Null;
     for _ in 0..100 {
         status = record(instance, game).await["status"].clone();
-        if status == expected {
+        if status == "aborted" {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    status
+    assert_eq!(status, "aborted");
+    assert_eq!(record(instance, game).await["reason"], reason);
 }
 
 async fn record(instance: &Instance, game: Uuid) -> Value {
@@ -426,17 +439,16 @@ async fn a_room_nobody_is_in_closes_after_30_minutes() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    // ...not yet closed after 29 minutes...
-    world.clock.advance(29 * 60_000);
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(record(&instance, game.id).await["status"], "live");
-    // ...closed after 30.
-    world.clock.advance(60_000);
-    assert_eq!(
-        status_in_a_while(&instance, game.id, "aborted").await,
-        "aborted"
-    );
-    assert_eq!(record(&instance, game.id).await["reason"], "room_closed");
+    // ...not yet closed after 29 minutes, closed after 30.
+    live_then_aborted(
+        &world,
+        &instance,
+        game.id,
+        29 * 60_000,
+        60_000,
+        "room_closed",
+    )
+    .await;
     world.cleanup().await;
 }
 
@@ -455,15 +467,7 @@ async fn a_game_nobody_ever_opens_is_aborted_in_time() {
         .await;
     // Nobody hosts it, so no host aborts it at the first-move deadline; the
     // sweeper does, once a host surely would have.
-    world.clock.advance(61_000);
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert_eq!(record(&instance, game.id).await["status"], "live");
-    world.clock.advance(30_000);
-    assert_eq!(
-        status_in_a_while(&instance, game.id, "aborted").await,
-        "aborted"
-    );
-    assert_eq!(record(&instance, game.id).await["reason"], "no_start");
+    live_then_aborted(&world, &instance, game.id, 61_000, 30_000, "no_start").await;
     world.cleanup().await;
 }
 
