@@ -131,16 +131,11 @@ pub struct Ws(Framed);
 
 impl Ws {
     pub async fn open(url: String) -> Result<Ws, String> {
-        Ws::open_with(url, &[]).await
-    }
-
-    /// Opens with extra request headers (an `Origin`, say).
-    pub async fn open_with(url: String, headers: &[(&str, &str)]) -> Result<Ws, String> {
-        let mut request = client().ws(url.replacen("http", "ws", 1));
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let (_, framed) = request.connect().await.map_err(|error| error.to_string())?;
+        let (_, framed) = client()
+            .ws(url.replacen("http", "ws", 1))
+            .connect()
+            .await
+            .map_err(|error| error.to_string())?;
         Ok(Ws(framed))
     }
 
