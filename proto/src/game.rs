@@ -46,9 +46,13 @@ pub enum ClientMessage {
     /// After the opponent's reconnect countdown ran out: an AI takes their
     /// seat and the game goes on, casual.
     ContinueVsAi,
-    /// After the opponent's reconnect countdown ran out: win the game
-    /// (rated if it was).
+    /// After the opponent's reconnect countdown ran out (or when they never
+    /// came): end the game. A win by claim (rated if it was) once both
+    /// sides have moved; an abort before that.
     ClaimVictory,
+    /// In a friend's room, after a game: leave the room for good. The room
+    /// closes; nobody can start another game in it.
+    LeaveRoom,
 }
 
 /// The access token stays out of logs.
@@ -64,6 +68,7 @@ impl std::fmt::Debug for ClientMessage {
             ClientMessage::Rematch => f.write_str("Rematch"),
             ClientMessage::ContinueVsAi => f.write_str("ContinueVsAi"),
             ClientMessage::ClaimVictory => f.write_str("ClaimVictory"),
+            ClientMessage::LeaveRoom => f.write_str("LeaveRoom"),
         }
     }
 }
@@ -105,6 +110,11 @@ pub enum ServerMessage {
     },
     /// The other player offers a rematch (`rematch` accepts it).
     RematchOffer { by: u8 },
+    /// The rematch offer of seat `by` is off: its player left.
+    RematchCancelled { by: u8 },
+    /// The player of seat `seat` left the friend room for good: it is
+    /// closed, and no further game starts in it.
+    RoomLeft { seat: u8 },
     /// The next game has started: connect to it.
     Rematch { game_id: Uuid, play_path: String },
     /// This instance does not host the game: connect to `url` (the socket
@@ -128,7 +138,9 @@ pub enum ServerMessage {
 pub enum GameStatus {
     Live,
     Over,
-    /// Ended without a result: no first move in time, or its room closed.
+    /// Ended without a result: it ended (a resignation, a claim, a first
+    /// move not made in time) before each side had moved, or its friend
+    /// room closed with the game unfinished. Never rated.
     Aborted,
 }
 
@@ -236,6 +248,33 @@ pub struct GameState {
     pub room: Option<Uuid>,
     /// The next game, once a rematch started.
     pub rematch: Option<Uuid>,
+    /// Why a game asked for as rated is casual, if it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub casual_reason: Option<CasualReason>,
+}
+
+/// Why a game that was asked for as rated was made casual.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CasualReason {
+    /// The two players have already played their rated games together in
+    /// the last 24 hours: further games between them count for nothing.
+    PairLimit,
+}
+
+impl CasualReason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CasualReason::PairLimit => "pair_limit",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<CasualReason> {
+        match text {
+            "pair_limit" => Some(CasualReason::PairLimit),
+            _ => None,
+        }
+    }
 }
 
 /// A durable move, broadcast to everyone in the game.
@@ -291,9 +330,11 @@ pub enum EndReason {
     Resign,
     /// A flag fell.
     Timeout,
-    /// The opponent was away past the countdown and the winner claimed it.
+    /// The opponent was away past the countdown and the winner claimed it
+    /// (an abort when the absent side had never moved).
     Abandoned,
-    /// No first move in time (no result, unrated).
+    /// A side did not make its first move within the first-move window
+    /// (always an abort: no result, unrated).
     NoStart,
     /// The friend room closed with the game unfinished (no result).
     RoomClosed,
@@ -408,6 +449,12 @@ pub struct CreatedGame {
     pub play_path: String,
     /// Where anyone may watch: `/v1/games/{id}/watch`.
     pub watch_path: String,
+    /// Whether the game is rated: a game asked for as rated is casual when
+    /// `casual_reason` says why.
+    #[serde(default)]
+    pub rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub casual_reason: Option<CasualReason>,
 }
 
 /// `GET /v1/games/{id}`: a game's full record.

@@ -96,6 +96,12 @@ pub struct Matched {
     pub seat: u8,
     pub opponent: SeatInfo,
     pub ws_path: String,
+    /// Whether the game is rated; a ranked pairing is casual when
+    /// `casual_reason` says why (the pair's rated games of the day).
+    #[serde(default)]
+    pub rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub casual_reason: Option<crate::game::CasualReason>,
 }
 
 /// How busy the platform is.

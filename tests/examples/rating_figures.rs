@@ -1,8 +1,9 @@
 //! Rating figures, with game-room and the rating service in this process
 //! on a scratch database (the real Postgres and Redis):
 //! - rated games applied per second by the workers, from a backlog;
-//! - the time from a ranked game's end (a resignation sent) until the
-//!   other player's socket shows the rating change, p50/p99.
+//! - the time from a ranked game's end (a resignation sent after each side
+//!   moved once) until the other player's socket shows the rating change,
+//!   p50/p99.
 //!
 //! `cargo run --release -p mancala-tests --example rating_figures [WORKERS]`
 
@@ -148,6 +149,17 @@ async fn run(workers: usize) {
             socket.send(&ClientMessage::Auth { token }).await.unwrap();
             while !matches!(socket.receive().await.unwrap(), ServerMessage::State(_)) {}
             sockets.push(socket);
+        }
+        // Each side moves once (pit 1 from the start: no extra turn), so
+        // the game counts; then seat 0 resigns.
+        for (ply, mover) in [(1, 0), (2, 1)] {
+            sockets[mover]
+                .send(&ClientMessage::Move { pit: 1, ply })
+                .await
+                .unwrap();
+            for socket in &mut sockets {
+                while !matches!(socket.receive().await.unwrap(), ServerMessage::Moved(_)) {}
+            }
         }
         let sent = Instant::now();
         sockets[0].send(&ClientMessage::Resign).await.unwrap();

@@ -210,6 +210,27 @@ impl Ws {
     }
 }
 
+/// A guest signed in through the accounts API.
+pub struct Guest {
+    pub id: String,
+    pub token: String,
+}
+
+/// A new guest on the server at `base`, as the web client makes one.
+pub async fn guest(base: &str) -> Guest {
+    let session = request(
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(serde_json::json!({})),
+        None,
+    )
+    .await;
+    Guest {
+        id: session["player"]["id"].as_str().unwrap().to_owned(),
+        token: session["access_token"].as_str().unwrap().to_owned(),
+    }
+}
+
 /// Opens a game's play socket on the first of `bases` that serves it,
 /// retrying while a host whose lease has not run out still holds the game;
 /// the socket and its `state`.

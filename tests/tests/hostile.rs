@@ -86,17 +86,8 @@ fn handshake(base: &str, path: &str, origin: &str) -> String {
 }
 
 async fn guest(base: &str) -> (String, String) {
-    let session = request(
-        "POST",
-        format!("{base}/v1/auth/guest"),
-        Some(json!({})),
-        None,
-    )
-    .await;
-    (
-        session["player"]["id"].as_str().unwrap().to_owned(),
-        session["access_token"].as_str().unwrap().to_owned(),
-    )
+    let guest = mancala_tests::harness::guest(base).await;
+    (guest.id, guest.token)
 }
 
 #[actix_rt::test]

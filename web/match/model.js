@@ -29,7 +29,9 @@ export function fromState(d, now = Date.now()) {
     clocks: d.clocks ? { ...d.clocks, at: now } : null,
     room: d.room ?? null,
     rematch: d.rematch ?? null,
+    casualReason: d.casual_reason ?? null,
     offer: null,
+    roomLeft: null,
     ratingChanges: null,
   };
 }
@@ -95,6 +97,13 @@ export function apply(game, message, now = Date.now()) {
       break;
     case 'rematch_offer':
       next.offer = d.by;
+      break;
+    case 'rematch_cancelled':
+      if (game.offer === d.by) next.offer = null;
+      break;
+    case 'room_left':
+      next.roomLeft = d.seat;
+      next.offer = null;
       break;
     case 'rematch':
       next.rematch = d.game_id;

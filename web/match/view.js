@@ -48,6 +48,7 @@ export function createGameView({ onPlay, onAction }) {
     h('div', { class: 'result-rating', 'data-testid': 'rating-change' }));
 
   const offer = h('p', { class: 'offer-note', 'data-testid': 'rematch-offer', hidden: true });
+  const notice = h('p', { class: 'offer-note', 'data-testid': 'game-notice', hidden: true });
 
   const buttons = {
     undo: button('undo', () => onAction('undo')),
@@ -57,7 +58,8 @@ export function createGameView({ onPlay, onAction }) {
     continueAi: button('continue-ai', () => onAction('continue_vs_ai')),
     claim: button('claim-victory', () => onAction('claim_victory'), { class: 'button accent' }),
     resign: button('resign', () => onAction('resign'), { class: 'button ghost danger-text' }),
-    lobby: h('a', { class: 'button ghost', href: '/lobby', 'data-testid': 'back-lobby' }),
+    // Leaving a finished friend's game is leaving its room for good.
+    lobby: h('a', { class: 'button ghost', href: '/lobby', 'data-testid': 'back-lobby', onclick: () => onAction('leave_room') }),
   };
   const actions = h('div', { class: 'game-actions' }, Object.values(buttons));
 
@@ -69,6 +71,7 @@ export function createGameView({ onPlay, onAction }) {
     h('div', { class: 'turn-line' }, turn, extra),
     presence,
     offer,
+    notice,
     result,
     actions);
 
@@ -113,6 +116,20 @@ export function createGameView({ onPlay, onAction }) {
     if (game.turn === game.you) return t(game.extra ? 'turn_you_extra' : 'turn_you');
     if (game.seats[game.turn].ai) return t('turn_ai');
     return t(game.extra ? 'turn_opponent_extra' : 'turn_opponent');
+  }
+
+  // An abort before each side moved says why it counts for nothing.
+  function reasonLine(over) {
+    const reason = reasonText(over.reason);
+    if (over.result !== 'aborted' || over.reason === 'room_closed') return reason;
+    return `${reason} ${t('result_aborted_note')}`.trim();
+  }
+
+  function noticeText(game, ctx, player) {
+    if (game.roomLeft !== null) return ctx.watching || !player ? t('room_left_watch') : t(game.roomLeft === game.you ? 'room_left_watch' : 'room_left_note');
+    if (!ctx.watching && !player && game.seats.some((seat) => seat.ai && seat.player === ctx.me)) return t('replaced_note');
+    if (game.casualReason === 'pair_limit') return t('casual_pair_limit');
+    return '';
   }
 
   function resultText(game, ctx) {
@@ -231,7 +248,7 @@ export function createGameView({ onPlay, onAction }) {
     result.classList.toggle('won', !ctx.watching && !hotseat && summary.winner === game.you);
     setText(result.querySelector('.result-title'), summary.title);
     setText(result.querySelector('.result-score'), summary.score);
-    setText(result.querySelector('.result-reason'), game.result ? reasonText(game.result.reason) : '');
+    setText(result.querySelector('.result-reason'), game.result ? reasonLine(game.result) : '');
     result.querySelector('.result-rating').replaceChildren(...ratingLines(game, ctx));
 
     const canTakeBack = player && live && (hotseat || aiGame);
@@ -243,13 +260,17 @@ export function createGameView({ onPlay, onAction }) {
     setText(buttons.newGame, t('new_game'));
 
     const people = player && !hotseat && !aiGame;
-    buttons.rematch.hidden = !(people && !live && !game.rematch);
+    const roomOpen = game.roomLeft === null;
+    buttons.rematch.hidden = !(people && !live && !game.rematch && roomOpen);
     const iOffered = game.offer === game.you;
     const theyOffered = game.offer !== null && game.offer !== undefined && !iOffered;
     buttons.rematch.disabled = iOffered;
     setText(buttons.rematch, theyOffered ? t('rematch_accept') : iOffered ? t('rematch_offered') : t('rematch_swap'));
-    offer.hidden = !(people && theyOffered && !game.rematch);
+    offer.hidden = !(people && theyOffered && !game.rematch && roomOpen);
     setText(offer, t('rematch_offer_note'));
+    const note = noticeText(game, ctx, player);
+    notice.hidden = !note;
+    setText(notice, note);
 
     buttons.next.hidden = !game.rematch;
     if (game.rematch) buttons.next.setAttribute('href', ctx.watching ? `/watch/${game.rematch}` : `/game/${game.rematch}`);

@@ -3,7 +3,7 @@
 
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { forceRefresh, freshToken, post } from '../api.js';
+import { currentPlayer, forceRefresh, freshToken, post } from '../api.js';
 import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { errorMessage, seatName, variantName } from '../format.js';
@@ -61,7 +61,7 @@ export function mount(root, { id, mode }) {
       if (isHotseat(game)) playableSeat = game.turn;
       else if (game.turn === game.you && !game.seats[game.turn].ai) playableSeat = game.you;
     }
-    return { watching, bottom, playableSeat, pending: pending !== null };
+    return { watching, bottom, playableSeat, pending: pending !== null, me: currentPlayer()?.id ?? null };
   }
 
   function render() {
@@ -172,6 +172,11 @@ export function mount(root, { id, mode }) {
       case 'continue_vs_ai':
       case 'claim_victory':
         socket.send({ t: action });
+        return;
+      case 'leave_room':
+        // Going back to the lobby from a finished friend's game leaves
+        // its room for good; from anywhere else it is only navigation.
+        if (game.room && !isLive(game) && !game.rematch && game.roomLeft === null && isPlayer(game)) socket.send({ t: 'leave_room' });
         return;
       case 'new-game':
         await newGame();

@@ -46,7 +46,9 @@ pub struct RoomSettings {
     /// `APP_RECONNECT_SECS`: how long a dropped player has to return before
     /// the opponent may continue against the AI or claim the win.
     pub reconnect: Duration,
-    /// `APP_FIRST_MOVE_SECS`: a game with no first move by then is aborted.
+    /// `APP_FIRST_MOVE_SECS`: until each side has moved, the side to move
+    /// must move within this long of its turn's start, or the game is
+    /// aborted (no clock runs before then).
     pub first_move: Duration,
     /// `APP_ROOM_IDLE_SECS`: a friend room with nobody connected this long
     /// closes.
@@ -57,6 +59,9 @@ pub struct RoomSettings {
     pub room_sweep: Duration,
     /// `APP_AI_DEADLINE_MS`: the most an AI move may think.
     pub ai_deadline: Duration,
+    /// `APP_RATED_PAIR_LIMIT`: rated games between the same two players
+    /// that count within 24 hours; further ones are made casual.
+    pub rated_pair_limit: u32,
 }
 
 impl RoomSettings {
@@ -116,6 +121,11 @@ impl RoomSettings {
             room_life: Duration::from_secs(number("APP_ROOM_LIFE_SECS", 24 * 3600)?),
             room_sweep: Duration::from_millis(number("APP_ROOM_SWEEP_MS", 30_000)?.max(1)),
             ai_deadline: Duration::from_millis(number("APP_AI_DEADLINE_MS", 2_000)?.max(1)),
+            rated_pair_limit: number(
+                "APP_RATED_PAIR_LIMIT",
+                u64::from(crate::game::ranked::DEFAULT_RATED_PAIR_LIMIT),
+            )?
+            .min(u64::from(u32::MAX)) as u32,
         })
     }
 }

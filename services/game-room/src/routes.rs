@@ -7,7 +7,7 @@ use mancala_ai::Level;
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
-    CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
+    CasualReason, CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
 };
 use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
 use mancala_rules::Variant;
@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::game::Rooms;
+use crate::game::{Rooms, ranked};
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
 
@@ -84,7 +84,9 @@ fn invalid(message: impl Into<String>) -> ApiError {
 /// Create a game (service to service).
 ///
 /// Matchmaking calls this once both players are known, with their rating
-/// snapshots for ranked games. Ranked games need two players.
+/// snapshots for ranked games. Ranked games need two players. A game asked
+/// for as rated is made casual once the two players have had their rated
+/// games of the day together (`rated` and `casual_reason` in the answer).
 #[utoipa::path(
     post,
     path = "/internal/v1/games",
@@ -165,35 +167,43 @@ pub(crate) async fn create_game(
         if !same {
             return Err(invalid("this game id is taken"));
         }
-        return Ok(HttpResponse::Created().json(CreatedGame {
+        return Ok(HttpResponse::Created().json(created(
             id,
-            play_path: format!("/v1/games/{id}/play"),
-            watch_path: format!("/v1/games/{id}/watch"),
-        }));
+            existing.rated,
+            existing.casual_reason(),
+        )));
     }
+    let mut tx = postgres.begin().await?;
+    let limit = rooms.deps().settings.rated_pair_limit;
+    let (rated, casual_reason) = ranked::decide(&mut tx, body.rated, &seats, limit, now).await?;
     let game = NewGame {
         id: body.id.unwrap_or_else(Uuid::now_v7),
         variant: serde_json::to_value(VariantSpec::from(variant))
             .map_err(|_| ApiError::internal())?,
         seats,
-        rated: body.rated,
+        rated,
         time_control: body.time_control,
         room,
+        casual_reason,
     };
-    let mut tx = postgres.begin().await?;
     if let Some(room) = room {
         let life = rooms.deps().settings.room_life.as_secs_f64();
         store::insert_room(&mut tx, room, now, now + life).await?;
     }
     store::insert_game(&mut tx, &game, now).await?;
     tx.commit().await?;
-    let id = game.id;
     metrics::counter!("games_created_total", "variant" => variant.name()).increment(1);
-    Ok(HttpResponse::Created().json(CreatedGame {
+    Ok(HttpResponse::Created().json(created(game.id, rated, casual_reason)))
+}
+
+fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> CreatedGame {
+    CreatedGame {
         id,
         play_path: format!("/v1/games/{id}/play"),
         watch_path: format!("/v1/games/{id}/watch"),
-    }))
+        rated,
+        casual_reason,
+    }
 }
 
 fn corrupt(error: store::CorruptRow) -> ApiError {

@@ -3,7 +3,8 @@
 
 use mancala_proto::VariantSpec;
 use mancala_proto::game::{
-    EndReason, GameResult, GameStatus, GameSummary, Over, PlayedMove, SeatInfo, TimeControl,
+    CasualReason, EndReason, GameResult, GameStatus, GameSummary, Over, PlayedMove, SeatInfo,
+    TimeControl,
 };
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -49,6 +50,11 @@ pub struct GameRow {
     pub room_id: Option<Uuid>,
     pub rematch_id: Option<Uuid>,
     pub version: i64,
+    /// Which seats ever moved (bit 0: seat 0, bit 1: seat 1).
+    pub moved: i16,
+    pub casual_reason: Option<String>,
+    /// When the side to move began its turn (ms), once a move was made.
+    pub turn_started_ms: Option<i64>,
 }
 
 /// A stored value that does not parse: the database holds something this
@@ -134,6 +140,15 @@ impl GameRow {
             .transpose()
     }
 
+    /// Which seats ever moved.
+    pub fn moved(&self) -> [bool; 2] {
+        [self.moved & 1 != 0, self.moved & 2 != 0]
+    }
+
+    pub fn casual_reason(&self) -> Option<CasualReason> {
+        self.casual_reason.as_deref().and_then(CasualReason::parse)
+    }
+
     pub fn score(&self) -> Option<[u8; 2]> {
         Some([self.score0? as u8, self.score1? as u8])
     }
@@ -165,7 +180,6 @@ pub fn parse_cursor(text: &str) -> Option<(i64, Uuid)> {
     Some((micros.parse().ok()?, Uuid::parse_str(id).ok()?))
 }
 
-/// Creates a live game.
 /// A game to create.
 #[derive(Clone, Debug)]
 pub struct NewGame {
@@ -175,6 +189,8 @@ pub struct NewGame {
     pub rated: bool,
     pub time_control: Option<TimeControl>,
     pub room: Option<Uuid>,
+    /// Why a game asked for as rated is casual.
+    pub casual_reason: Option<CasualReason>,
 }
 
 /// Creates a live game.
@@ -189,8 +205,9 @@ pub async fn insert_game(
     sqlx::query!(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
                             seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
-                            clock_initial_ms, clock_increment_ms, room_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13, $14, $15)",
+                            clock_initial_ms, clock_increment_ms, room_id, casual_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13, $14, $15,
+                 $16)",
         game.id,
         game.variant,
         seat0.player,
@@ -206,10 +223,32 @@ pub async fn insert_game(
         initial,
         increment,
         game.room,
+        game.casual_reason.map(CasualReason::as_str),
     )
     .execute(connection)
     .await?;
     Ok(())
+}
+
+/// How many games between two players, made since `since`, may still count
+/// for rating: rated ones that were not aborted (live ones included).
+pub async fn rated_games_between(
+    connection: &mut PgConnection,
+    a: Uuid,
+    b: Uuid,
+    since: f64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM games
+           WHERE rated AND status <> 'aborted' AND created_at >= to_timestamp($3)
+             AND ((seat0_player = $1 AND seat1_player = $2)
+                  OR (seat0_player = $2 AND seat1_player = $1))"#,
+        a,
+        b,
+        since,
+    )
+    .fetch_one(connection)
+    .await
 }
 
 /// Opens a friend room that closes at `expires_at` at the latest.
@@ -273,26 +312,91 @@ pub async fn close_expired_rooms(
     .await
 }
 
-/// Aborts games nobody ever started whose first move is long overdue: a
-/// hosted game aborts itself on time, but one that no player ever opened
-/// (an AI game whose tab closed at once) has no host to do it, and would
-/// sit in the live lists for ever.
+/// Aborts games not yet played (a side has never moved) whose side to move
+/// is long past its first-move window: a hosted game aborts itself on
+/// time, but one that nobody hosts (an AI game whose tab closed at once, a
+/// ranked game both players left after one move) has no host to do it, and
+/// would sit in the live lists for ever.
 pub async fn abort_unstarted(
     pool: &PgPool,
     now: f64,
     overdue_secs: f64,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar!(
-        r#"UPDATE games SET status = 'aborted', result = 'aborted', reason = 'no_start',
-                            ended_at = to_timestamp($1), version = version + 1
-           WHERE status = 'live' AND plies = 0
-             AND created_at <= to_timestamp($1) - $2 * interval '1 second'
-           RETURNING id"#,
+        r#"UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
+                              ended_at = to_timestamp($1), version = version + 1
+           WHERE g.status = 'live' AND g.moved <> 3
+             AND COALESCE(g.turn_started_at, g.created_at)
+                 <= to_timestamp($1) - $2 * interval '1 second'
+           RETURNING g.id"#,
         now,
         overdue_secs,
     )
     .fetch_all(pool)
     .await
+}
+
+/// A player leaves a friend room for good: it closes, and remembers who
+/// left. False when it had closed already.
+pub async fn leave_room(
+    pool: &PgPool,
+    room: Uuid,
+    player: Uuid,
+    now: f64,
+) -> Result<bool, sqlx::Error> {
+    let left = sqlx::query!(
+        "UPDATE rooms SET closed_at = to_timestamp($3), left_by = $2
+         WHERE id = $1 AND closed_at IS NULL",
+        room,
+        player,
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(left.rows_affected() == 1)
+}
+
+/// What a player is to a stored game, before anything wakes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatCheck {
+    /// They hold a seat they still play.
+    Seated,
+    /// An AI took over their seat: they may watch.
+    Replaced,
+    /// Not theirs.
+    Stranger,
+}
+
+/// Whether `player` holds a seat in `game` (`None`: no such game). Read
+/// before a play socket hosts the game, so that a stranger's socket takes
+/// no lease, bumps no epoch and starts no clock or AI.
+pub async fn seat_check(
+    pool: &PgPool,
+    game: Uuid,
+    player: Uuid,
+) -> Result<Option<SeatCheck>, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT seat0_player, seat1_player, seat0_takeover, seat1_takeover
+         FROM games WHERE id = $1",
+        game,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| {
+        let seats = [
+            (row.seat0_player, row.seat0_takeover),
+            (row.seat1_player, row.seat1_takeover),
+        ];
+        let mine = seats.iter().filter(|(held, _)| *held == Some(player));
+        let mut check = SeatCheck::Stranger;
+        for (_, takeover) in mine {
+            if takeover.is_none() {
+                return SeatCheck::Seated;
+            }
+            check = SeatCheck::Replaced;
+        }
+        check
+    }))
 }
 
 /// When a room closes (at the latest), and whether it has.
@@ -336,7 +440,8 @@ pub async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Erro
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
                       AS ended_at,
                   g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
-                  g.room_id, g.rematch_id, g.version
+                  g.room_id, g.rematch_id, g.version, g.moved, g.casual_reason,
+                  (extract(epoch FROM g.turn_started_at) * 1000)::bigint AS turn_started_ms
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player
@@ -395,7 +500,8 @@ pub async fn append_move(
 ) -> Result<bool, sqlx::Error> {
     let written = sqlx::query!(
         "WITH advanced AS (
-             UPDATE games SET plies = $2, version = $3
+             UPDATE games SET plies = $2, version = $3, moved = moved | $9::smallint,
+                              turn_started_at = to_timestamp($8::float8 / 1000)
              WHERE id = $1 AND epoch = $4 AND status = 'live' AND plies = $2 - 1
              RETURNING id
          )
@@ -409,6 +515,7 @@ pub async fn append_move(
         i16::from(stored.played.pit),
         stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
         stored.at_ms as f64,
+        1i16 << (stored.played.seat % 2),
     )
     .execute(connection)
     .await?;
@@ -469,21 +576,24 @@ pub async fn finish_game(
     Ok(true)
 }
 
-/// Takes moves back to `ply`, in the caller's transaction.
+/// Takes moves back to `ply` at `now_ms` (the side to move starts its
+/// turn then), in the caller's transaction.
 pub async fn undo(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
     ply: u32,
     version: u64,
+    now_ms: u64,
 ) -> Result<bool, sqlx::Error> {
     let held = sqlx::query!(
-        "UPDATE games SET plies = $3, version = $4
+        "UPDATE games SET plies = $3, version = $4, turn_started_at = to_timestamp($5::float8 / 1000)
          WHERE id = $1 AND epoch = $2 AND status = 'live'",
         game,
         epoch,
         ply as i32,
         version as i64,
+        now_ms as f64,
     )
     .execute(&mut *connection)
     .await?;
@@ -569,7 +679,8 @@ pub async fn history(
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
                       AS ended_at,
                   g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
-                  g.room_id, g.rematch_id, g.version
+                  g.room_id, g.rematch_id, g.version, g.moved, g.casual_reason,
+                  (extract(epoch FROM g.turn_started_at) * 1000)::bigint AS turn_started_ms
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player
@@ -609,7 +720,8 @@ pub async fn live(
                   to_char(g.ended_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
                       AS ended_at,
                   g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
-                  g.room_id, g.rematch_id, g.version
+                  g.room_id, g.rematch_id, g.version, g.moved, g.casual_reason,
+                  (extract(epoch FROM g.turn_started_at) * 1000)::bigint AS turn_started_ms
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player

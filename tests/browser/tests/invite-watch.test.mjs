@@ -110,5 +110,13 @@ test('an invited friend and the inviter play Kalah to the end while a third watc
   await shoot(alice, '1-game-result');
   await shoot(bob, '1-game-result-second');
   await shoot(carol, '1-watch-result');
+
+  // Bob goes back to the lobby: he has left the room, and Alice can no
+  // longer start a game with him in it.
+  await bob.getByTestId('back-lobby').click();
+  await bob.waitForURL(/\/lobby$/);
+  await assert.doesNotReject(alice.getByTestId('game-notice').filter({ hasText: 'Your opponent left the room.' }).waitFor());
+  await alice.getByTestId('rematch').waitFor({ state: 'hidden' });
+  await shoot(alice, '1-room-left');
   assertNoPageErrors(alice, bob, carol);
 });

@@ -16,7 +16,7 @@ use mancala_ai::{AnyAi, Level, Player};
 use mancala_platform::{Clock, Redis};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
-use mancala_proto::game::{EndReason, Over, ServerMessage};
+use mancala_proto::game::{EndReason, GameResult, Over, ServerMessage};
 use sqlx::PgPool;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
@@ -34,6 +34,8 @@ const RECENT_EVENTS: usize = 256;
 const EVENT_CAPACITY: usize = 128;
 /// Commands queued per game before senders wait.
 const COMMAND_CAPACITY: usize = 64;
+/// The answer to a player whose seat an AI took over.
+pub const REPLACED: &str = "an AI plays your seat now; you can watch the game";
 
 /// What every hosted game needs.
 #[derive(Clone)]
@@ -85,6 +87,7 @@ pub enum Request {
     Rematch,
     ContinueVsAi,
     ClaimVictory,
+    LeaveRoom,
 }
 
 enum Command {
@@ -202,8 +205,14 @@ struct Actor {
     watchers: u32,
     /// When the last player socket closed (clock ms).
     idle_since: Option<u64>,
-    /// When each seat's player dropped, in games between two people.
+    /// Since when each seat's player has had no socket here, in games
+    /// between two people: from the moment this host took the game for a
+    /// player who never came. During play it drives the reconnect
+    /// countdown; after a game in a friend's room, a player away this long
+    /// has left the room.
     absent_since: [Option<u64>; 2],
+    /// A player left the friend room for good: no further game starts.
+    room_left: bool,
     /// A standing rematch offer, by seat.
     rematch_offer: Option<u8>,
     /// Each AI seat's player, kept between moves (its tables stay warm).
@@ -229,8 +238,11 @@ pub fn spawn(
         commands: commands.clone(),
     };
     let (events, _) = broadcast::channel(EVENT_CAPACITY);
+    let now = deps.clock.now_millis();
+    // Nobody is connected yet: a player who never comes is absent from now.
+    let absent = live.info().between_people().then_some(now);
     let actor = Actor {
-        idle_since: Some(deps.clock.now_millis()),
+        idle_since: Some(now),
         live,
         deps,
         epoch,
@@ -239,7 +251,8 @@ pub fn spawn(
         recent: VecDeque::new(),
         connections: [0, 0],
         watchers: 0,
-        absent_since: [None, None],
+        absent_since: [absent, absent],
+        room_left: false,
         rematch_offer: None,
         ai: [None, None],
         thinking: None,
@@ -303,6 +316,9 @@ impl Actor {
     async fn on_tick(&mut self) -> Next {
         let now = self.now();
         if self.live.is_over() {
+            if let Some(seat) = self.walked_out(now) {
+                let _ = self.leave_room(seat).await;
+            }
             return self.idle_check();
         }
         if let Some(closes) = self.room_closes
@@ -313,7 +329,7 @@ impl Actor {
         let settings = &self.deps.settings;
         let end = self.live.flag_fall(now).or_else(|| {
             self.live
-                .no_start(now, settings.first_move.as_millis() as u64)
+                .first_move_missed(now, settings.first_move.as_millis() as u64)
         });
         if let Some(over) = end {
             return match self.end(over).await {
@@ -385,11 +401,35 @@ impl Actor {
         [self.connections[0] > 0, self.connections[1] > 0]
     }
 
+    /// Each absent player's reconnect countdown (ms left), while the game
+    /// is on.
     fn countdowns(&self) -> [Option<u64>; 2] {
+        if self.live.is_over() {
+            return [None, None];
+        }
         let limit = self.deps.settings.reconnect.as_millis() as u64;
         let now = self.now();
         self.absent_since
             .map(|since| since.map(|since| limit.saturating_sub(now.saturating_sub(since))))
+    }
+
+    /// After a game in a friend's room, the seat whose player has been
+    /// away for the reconnect window: they closed the page and left.
+    fn walked_out(&self, now: u64) -> Option<u8> {
+        let info = self.live.info();
+        if info.room.is_none()
+            || self.room_left
+            || self.live.rematch().is_some()
+            || !info.between_people()
+        {
+            return None;
+        }
+        let limit = self.deps.settings.reconnect.as_millis() as u64;
+        (0..2u8).find(|&seat| {
+            self.connections[seat as usize] == 0
+                && self.absent_since[seat as usize]
+                    .is_some_and(|since| now.saturating_sub(since) >= limit)
+        })
     }
 
     fn state(&self, you: Option<u8>) -> ByteString {
@@ -411,21 +451,20 @@ impl Actor {
         }
     }
 
-    /// Two different people, neither an AI: a game where a drop counts.
-    fn between_people(&self) -> bool {
-        let info = self.live.info();
-        !info.hotseat() && !info.is_ai(0) && !info.is_ai(1)
-    }
-
     async fn handle(&mut self, command: Command) -> Next {
         match command {
             Command::Join { player, reply } => {
                 let seats = self.live.seats_of(player);
                 if seats.is_empty() {
-                    let _ = reply.send(Err(Refusal::new(
-                        ErrorCode::Forbidden,
-                        "you hold no seat in this game; watch it instead",
-                    )));
+                    let refusal = if self.live.replaced(player) {
+                        Refusal::new(ErrorCode::NotAllowed, REPLACED)
+                    } else {
+                        Refusal::new(
+                            ErrorCode::Forbidden,
+                            "you hold no seat in this game; watch it instead",
+                        )
+                    };
+                    let _ = reply.send(Err(refusal));
                     return Next::Continue;
                 }
                 let before = self.connected();
@@ -452,15 +491,20 @@ impl Actor {
                     *count = count.saturating_sub(1);
                 }
                 let now = self.now();
-                let counts = self.between_people() && !self.live.is_over();
+                let counts = self.live.info().between_people();
                 for (seat, was_here) in before.into_iter().enumerate() {
                     if counts && was_here && self.connections[seat] == 0 {
                         self.absent_since[seat] = Some(now);
+                        self.withdraw_offer(seat as u8).await;
                     }
                 }
+                // A room whose series moved on to its next game is not left
+                // empty by the old game's sockets closing.
                 if self.connections == [0, 0] {
                     self.idle_since = Some(now);
-                    self.room_occupied(false).await;
+                    if self.live.rematch().is_none() {
+                        self.room_occupied(false).await;
+                    }
                 }
                 self.announce_presence(before).await;
             }
@@ -469,8 +513,14 @@ impl Actor {
                 request,
                 reply,
             } => {
+                // A seat an AI took over since the socket joined is not
+                // the socket's any more.
+                let seats: Vec<u8> = seats
+                    .into_iter()
+                    .filter(|&seat| !self.live.info().is_ai(seat))
+                    .collect();
                 let Some(seat) = self.acting_seat(&seats) else {
-                    let _ = reply.send(vec![]);
+                    let _ = reply.send(vec![error_text(ErrorCode::NotAllowed, REPLACED)]);
                     return Next::Continue;
                 };
                 let outcome = match request {
@@ -480,6 +530,7 @@ impl Actor {
                     Request::Rematch => self.rematch(seat).await,
                     Request::ContinueVsAi => self.after_countdown(seat, false).await,
                     Request::ClaimVictory => self.after_countdown(seat, true).await,
+                    Request::LeaveRoom => self.leave_room_request(seat).await,
                 };
                 return match outcome {
                     Ok(answer) => {
@@ -533,12 +584,66 @@ impl Actor {
         Next::Continue
     }
 
-    /// Tells the rating service a rated game ended (its outbox row is
-    /// committed); polling covers a lost notice.
+    /// Tells the rating service a rated game ended with a result (its
+    /// outbox row is committed); polling covers a lost notice.
     async fn wake_ratings(&self) {
-        if self.live.info().rated {
+        let result = self.live.over().map(|over| over.result);
+        if self.live.info().rated && result.is_some_and(|result| result != GameResult::Aborted) {
             self.deps.hub.wake_ratings(self.live.id()).await;
         }
+    }
+
+    /// A rematch offer is off once the player who made it is gone: nobody
+    /// is put into a rated game after leaving.
+    async fn withdraw_offer(&mut self, seat: u8) {
+        if self.rematch_offer == Some(seat) {
+            self.rematch_offer = None;
+            self.emit(&ServerMessage::RematchCancelled { by: seat }, None)
+                .await;
+        }
+    }
+
+    async fn leave_room_request(&mut self, seat: u8) -> Result<Vec<ByteString>, Fenced> {
+        let refuse = |message: &str| Ok(vec![error_text(ErrorCode::NotAllowed, message)]);
+        if self.live.info().room.is_none() {
+            return refuse("this game is not in a friend's room");
+        }
+        if !self.live.is_over() {
+            return refuse("finish or resign the game first");
+        }
+        if self.live.rematch().is_some() {
+            return refuse("the room has moved on to its next game; leave from there");
+        }
+        if self.room_left {
+            return Ok(Vec::new());
+        }
+        if !self.leave_room(seat).await {
+            return Ok(vec![error_text(
+                ErrorCode::Unavailable,
+                "leaving was not saved; retry",
+            )]);
+        }
+        Ok(Vec::new())
+    }
+
+    /// Closes the friend room on behalf of the player of `seat`, who left
+    /// it for good; false when that could not be stored.
+    async fn leave_room(&mut self, seat: u8) -> bool {
+        let (Some(room), Some(player)) = (
+            self.live.info().room,
+            self.live.info().seats[seat as usize % 2].player,
+        ) else {
+            return false;
+        };
+        let now = self.now() as f64 / 1000.0;
+        if let Err(error) = store::leave_room(&self.deps.postgres, room, player, now).await {
+            tracing::warn!(%error, %room, "leaving a room");
+            return false;
+        }
+        self.room_left = true;
+        self.rematch_offer = None;
+        self.emit(&ServerMessage::RoomLeft { seat }, None).await;
+        true
     }
 
     /// Counts this game's connected players as online and playing in the
@@ -707,7 +812,6 @@ impl Actor {
             }
         }
         self.live.finish(over);
-        self.absent_since = [None, None];
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
             .await;
         self.wake_ratings().await;
@@ -730,9 +834,10 @@ impl Actor {
             Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
         };
         let version = self.live.version() + 1;
+        let now = self.now();
         let stored = async {
             let mut tx = self.deps.postgres.begin().await?;
-            if !store::undo(&mut tx, self.live.id(), self.epoch, ply, version).await? {
+            if !store::undo(&mut tx, self.live.id(), self.epoch, ply, version, now).await? {
                 return Ok(false);
             }
             tx.commit().await?;
@@ -752,7 +857,7 @@ impl Actor {
         }
         // An AI reply being computed is for a position that is gone.
         self.thinking = None;
-        let undone = self.live.apply_undo(ply, self.now());
+        let undone = self.live.apply_undo(ply, now);
         let version = undone.version;
         self.emit(&ServerMessage::Undone(undone), Some((version, None)))
             .await;
@@ -764,6 +869,12 @@ impl Actor {
             return Ok(vec![error_text(ErrorCode::GameOver, "the game is over")]);
         }
         let absent = 1 - seat;
+        if !self.live.info().between_people() {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "only against an absent person",
+            )]);
+        }
         let Some(countdown) = self.countdowns()[absent as usize] else {
             return Ok(vec![error_text(
                 ErrorCode::NotAllowed,
@@ -777,6 +888,7 @@ impl Actor {
             )]);
         }
         if claim {
+            // An abort if the absent side never moved (see `live::settle`).
             let over = self.live.claim(seat);
             self.end(over).await?;
             return Ok(Vec::new());
@@ -823,6 +935,12 @@ impl Actor {
         if let Some(next) = self.live.rematch() {
             return Ok(vec![encode(&rematch::started(next))]);
         }
+        if self.room_left {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "a player left the room; it is closed",
+            )]);
+        }
         if rematch::needs_agreement(self.live.info()) {
             match self.rematch_offer {
                 Some(by) if by != seat => {}
@@ -836,7 +954,8 @@ impl Actor {
             }
         }
         let now = self.now() as f64 / 1000.0;
-        match rematch::create(&self.deps.postgres, self.live.info(), now).await {
+        let limit = self.deps.settings.rated_pair_limit;
+        match rematch::create(&self.deps.postgres, self.live.info(), now, limit).await {
             Ok(Some(next)) => {
                 self.live.set_rematch(next);
                 self.rematch_offer = None;

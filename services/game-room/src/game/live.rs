@@ -5,8 +5,8 @@
 //! it can write to Postgres between deciding and applying.
 
 use mancala_proto::game::{
-    Board, Clocks, EndReason, GameResult, GameState, GameStatus, Moved, Over, PlayedMove, SeatInfo,
-    TimeControl, Undone,
+    Board, CasualReason, Clocks, EndReason, GameResult, GameState, GameStatus, Moved, Over,
+    PlayedMove, SeatInfo, TimeControl, Undone,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::{AnyPosition, Game, Pit, Player, Position, Variant, Winner};
@@ -25,6 +25,8 @@ pub struct GameInfo {
     pub created_ms: u64,
     /// A game created against the AI (not one where an AI took over).
     pub against_ai: bool,
+    /// Why a game asked for as rated is casual.
+    pub casual_reason: Option<CasualReason>,
 }
 
 impl GameInfo {
@@ -36,6 +38,31 @@ impl GameInfo {
     pub fn is_ai(&self, seat: u8) -> bool {
         self.seats[seat as usize % 2].ai.is_some()
     }
+
+    /// Whether the game was asked for as rated: it is, or it was made
+    /// casual only by the pair limit (its series stays a rated one).
+    pub fn asked_rated(&self) -> bool {
+        self.rated || self.casual_reason.is_some()
+    }
+
+    /// Two different people, neither seat an AI: the games where a drop,
+    /// a rematch offer and leaving a room mean something.
+    pub fn between_people(&self) -> bool {
+        !self.hotseat() && !self.is_ai(0) && !self.is_ai(1)
+    }
+}
+
+/// What a stored game holds beside its moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoredEnd {
+    pub ending: Option<(GameResult, EndReason)>,
+    pub version: u64,
+    pub rematch: Option<Uuid>,
+    /// The seats that have ever moved (kept through undos).
+    pub moved: [bool; 2],
+    /// When the side to move began its turn (ms): the last move, or a
+    /// later undo.
+    pub turn_started: Option<u64>,
 }
 
 /// A stored move, as the game replays it.
@@ -59,6 +86,9 @@ pub struct LiveGame {
     over: Option<Over>,
     version: u64,
     rematch: Option<Uuid>,
+    /// Which seats have ever moved. Undo never clears it: a game taken back
+    /// to its start is still a game that was played.
+    moved: [bool; 2],
 }
 
 /// A move the game would accept, with everything needed to store it and to
@@ -155,6 +185,7 @@ impl LiveGame {
             over: None,
             version: 0,
             rematch: None,
+            moved: [false, false],
         }
     }
 
@@ -162,10 +193,15 @@ impl LiveGame {
     pub fn replay(
         info: GameInfo,
         moves: &[StoredMove],
-        ending: Option<(GameResult, EndReason)>,
-        version: u64,
-        rematch: Option<Uuid>,
+        stored: StoredEnd,
     ) -> Result<LiveGame, ReplayError> {
+        let StoredEnd {
+            ending,
+            version,
+            rematch,
+            moved,
+            turn_started,
+        } = stored;
         let mut live = LiveGame::new(info);
         for (index, stored) in moves.iter().enumerate() {
             let played = stored.played;
@@ -183,11 +219,14 @@ impl LiveGame {
             }
             live.game.play(pit).map_err(|e| fail(e.to_string()))?;
             live.moves.push(*stored);
+            live.moved[played.seat as usize % 2] = true;
             live.turn_started = Some(stored.at_ms);
             if let Some(outcome) = live.game.outcome() {
-                live.over = Some(live.outcome_over(outcome, 0));
+                live.over = Some(live.outcome_over(outcome, 0, live.moved));
             }
         }
+        live.moved = [live.moved[0] || moved[0], live.moved[1] || moved[1]];
+        live.turn_started = live.turn_started.max(turn_started);
         if let Some((result, reason)) = ending {
             live.over = Some(Over {
                 version,
@@ -204,16 +243,29 @@ impl LiveGame {
         Ok(live)
     }
 
-    fn outcome_over(&self, outcome: mancala_rules::Outcome, version: u64) -> Over {
+    fn outcome_over(
+        &self,
+        outcome: mancala_rules::Outcome,
+        version: u64,
+        moved: [bool; 2],
+    ) -> Over {
+        let result = match outcome.winner {
+            Winner::Player(Player::South) => GameResult::P0,
+            Winner::Player(Player::North) => GameResult::P1,
+            Winner::Draw => GameResult::Draw,
+        };
         Over {
-            version,
-            result: match outcome.winner {
-                Winner::Player(Player::South) => GameResult::P0,
-                Winner::Player(Player::North) => GameResult::P1,
-                Winner::Draw => GameResult::Draw,
-            },
-            reason: outcome.reason.into(),
             score: outcome.score,
+            ..settle(result, outcome.reason.into(), version, moved)
+        }
+    }
+
+    /// An end from outside the rules (resignation, flag, claim) at the
+    /// next version, settled by what counts.
+    fn ending(&self, result: GameResult, reason: EndReason) -> Over {
+        Over {
+            score: self.game.position().score(),
+            ..settle(result, reason, self.version + 1, self.moved)
         }
     }
 
@@ -251,11 +303,36 @@ impl LiveGame {
         self.rematch = Some(game);
     }
 
-    /// Every seat a player holds: both in a hotseat game.
+    /// Whether each side has made a move: only then is it a game that was
+    /// played, which can end with a result and be rated, and whose clocks
+    /// run.
+    pub fn played(&self) -> bool {
+        self.moved == [true, true]
+    }
+
+    /// Which seats have ever moved.
+    pub fn moved(&self) -> [bool; 2] {
+        self.moved
+    }
+
+    /// Every seat a player holds and still plays: both in a hotseat game,
+    /// none once an AI took their seat over.
     pub fn seats_of(&self, player: Uuid) -> Vec<u8> {
         (0..2u8)
-            .filter(|&seat| self.info.seats[seat as usize].player == Some(player))
+            .filter(|&seat| {
+                let held = &self.info.seats[seat as usize];
+                held.player == Some(player) && held.ai.is_none()
+            })
             .collect()
+    }
+
+    /// Whether an AI now plays a seat that was this player's: they may
+    /// watch the game, and do nothing else in it.
+    pub fn replaced(&self, player: Uuid) -> bool {
+        self.info
+            .seats
+            .iter()
+            .any(|held| held.player == Some(player) && held.ai.is_some())
     }
 
     /// The seat to move, if the game is on.
@@ -291,10 +368,14 @@ impl LiveGame {
         Some(banked)
     }
 
-    /// The clocks at `now` (ms), for timed games.
+    /// The clocks at `now` (ms), for timed games. They stand still until
+    /// each side has moved: a first move is timed by the first-move window
+    /// instead, which aborts rather than loses.
     pub fn clocks(&self, now: u64) -> Option<Clocks> {
         let mut remaining = self.banked()?;
-        let running = self.turn().filter(|_| self.turn_started.is_some());
+        let running = self
+            .turn()
+            .filter(|_| self.played() && self.turn_started.is_some());
         if let (Some(seat), Some(started)) = (running, self.turn_started) {
             let side = &mut remaining[seat as usize];
             *side = side.saturating_sub(now.saturating_sub(started));
@@ -309,19 +390,23 @@ impl LiveGame {
     pub fn flag_fall(&self, now: u64) -> Option<Over> {
         let clocks = self.clocks(now)?;
         let seat = clocks.running?;
-        (clocks.remaining_ms[seat as usize] == 0).then(|| Over {
-            version: self.version + 1,
-            result: winner(1 - seat),
-            reason: EndReason::Timeout,
-            score: self.game.position().score(),
-        })
+        (clocks.remaining_ms[seat as usize] == 0)
+            .then(|| self.ending(winner(1 - seat), EndReason::Timeout))
     }
 
-    /// The abort at `now`, if no first move came within `limit_ms` of the
-    /// game's creation.
-    pub fn no_start(&self, now: u64, limit_ms: u64) -> Option<Over> {
-        (!self.is_over() && self.moves.is_empty() && now >= self.info.created_ms + limit_ms)
-            .then(|| self.aborted(EndReason::NoStart))
+    /// When the side to move began its turn (the game's creation before
+    /// any move).
+    fn turn_since(&self) -> u64 {
+        self.turn_started.unwrap_or(self.info.created_ms)
+    }
+
+    /// The abort at `now`, if the game has not been played yet (a side has
+    /// never moved) and the side to move let `limit_ms` pass since its turn
+    /// began: a seat never taken, or a first move never made, aborts the
+    /// game; it never loses on time.
+    pub fn first_move_missed(&self, now: u64, limit_ms: u64) -> Option<Over> {
+        let due = self.turn_since().saturating_add(limit_ms);
+        (!self.is_over() && !self.played() && now >= due).then(|| self.aborted(EndReason::NoStart))
     }
 
     /// The end without a result (no start, room closed).
@@ -373,13 +458,21 @@ impl LiveGame {
         after
             .play(pit)
             .map_err(|error| Refusal::new(ErrorCode::from(error), error.to_string()))?;
+        // Before each side has moved no clock runs, and none is credited.
+        let increment = if self.played() {
+            self.increment_ms()
+        } else {
+            0
+        };
         let clock_ms = self
             .clocks(now)
-            .map(|clocks| clocks.remaining_ms[seat as usize] + self.increment_ms());
+            .map(|clocks| clocks.remaining_ms[seat as usize] + increment);
         let version = self.version + 1;
+        let mut moved = self.moved;
+        moved[seat as usize % 2] = true;
         let ends = after
             .outcome()
-            .map(|outcome| self.outcome_over(outcome, version + 1));
+            .map(|outcome| self.outcome_over(outcome, version + 1, moved));
         Ok(MoveDecision::Play(Box::new(PlannedMove {
             stored: StoredMove {
                 played: PlayedMove {
@@ -401,6 +494,7 @@ impl LiveGame {
     pub fn apply(&mut self, planned: PlannedMove) -> (Moved, Option<Over>) {
         self.game = planned.after;
         self.moves.push(planned.stored);
+        self.moved[planned.stored.played.seat as usize % 2] = true;
         self.turn_started = Some(planned.stored.at_ms);
         self.version = planned.version;
         if let Some(over) = planned.ends {
@@ -437,22 +531,12 @@ impl LiveGame {
         if self.is_over() {
             return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
         }
-        Ok(Over {
-            version: self.version + 1,
-            result: winner(1 - seat),
-            reason: EndReason::Resign,
-            score: self.game.position().score(),
-        })
+        Ok(self.ending(winner(1 - seat), EndReason::Resign))
     }
 
     /// The end `claimant` claims when the opponent stayed away.
     pub fn claim(&self, claimant: u8) -> Over {
-        Over {
-            version: self.version + 1,
-            result: winner(claimant),
-            reason: EndReason::Abandoned,
-            score: self.game.position().score(),
-        }
+        self.ending(winner(claimant), EndReason::Abandoned)
     }
 
     /// Applies a stored end that came from outside the moves.
@@ -494,7 +578,9 @@ impl LiveGame {
             }
         }
         self.game = game;
-        self.turn_started = (ply > 0).then_some(now);
+        // The side to move thinks from now on (and, if the game was never
+        // played, has the first-move window from now).
+        self.turn_started = Some(now);
         self.version += 1;
         let position = self.game.position();
         Undone {
@@ -566,7 +652,22 @@ impl LiveGame {
             countdown_ms,
             room: self.info.room,
             rematch: self.rematch,
+            casual_reason: self.info.casual_reason,
         }
+    }
+}
+
+/// What counts, in one place: an end that comes before each side has made
+/// a move (a resignation at ply 0, a claim against a seat never taken, a
+/// natural end reached by one side alone) is an abort: no result against
+/// either player, and never rated. The reason says what happened.
+fn settle(result: GameResult, reason: EndReason, version: u64, moved: [bool; 2]) -> Over {
+    let played = moved == [true, true];
+    Over {
+        version,
+        result: if played { result } else { GameResult::Aborted },
+        reason,
+        score: [0, 0],
     }
 }
 
@@ -595,6 +696,7 @@ mod tests {
             room: None,
             created_ms: 1_000,
             against_ai: false,
+            casual_reason: None,
         }
     }
 
@@ -657,9 +759,10 @@ mod tests {
         let replayed = LiveGame::replay(
             game.info().clone(),
             &stored(&game),
-            None,
-            game.version(),
-            None,
+            StoredEnd {
+                version: game.version(),
+                ..StoredEnd::default()
+            },
         )
         .unwrap();
         assert_eq!(replayed.over(), Some(&over));
@@ -676,41 +779,100 @@ mod tests {
     }
 
     #[test]
-    fn clocks_run_for_the_side_to_move_and_flags_fall() {
+    fn clocks_run_once_each_side_has_moved_and_flags_fall() {
         let mut game = LiveGame::new(info(Some(TimeControl {
             initial_secs: 10,
             increment_secs: 1,
         })));
-        // Before the first move no clock runs.
+        // Before the first moves no clock runs, and none falls.
         assert_eq!(game.clocks(50_000).unwrap().running, None);
         assert_eq!(game.flag_fall(50_000), None);
         let moved = play_at(&mut game, 0, 1, 2_000);
         let clocks = moved.clocks.unwrap();
         assert_eq!(
             (clocks.remaining_ms, clocks.running),
-            ([11_000, 10_000], Some(1))
+            ([10_000, 10_000], None)
         );
-        // North thinks 4 s: 6 s left, plus the increment.
-        let moved = play_at(&mut game, 1, 1, 6_000);
-        assert_eq!(moved.clocks.unwrap().remaining_ms, [11_000, 7_000]);
-        // South lets 11 s pass: the flag falls, North wins.
-        assert_eq!(game.flag_fall(16_999), None);
-        let over = game.flag_fall(17_000).unwrap();
+        // North's first move takes 40 s: still no clock (the first-move
+        // window governs it); now South's clock runs.
+        assert_eq!(game.flag_fall(41_000), None);
+        let moved = play_at(&mut game, 1, 1, 42_000);
+        let clocks = moved.clocks.unwrap();
+        assert_eq!(
+            (clocks.remaining_ms, clocks.running),
+            ([10_000, 10_000], Some(0))
+        );
+        // South thinks 3 s: 7 s left, plus the increment.
+        let moved = play_at(&mut game, 0, 3, 45_000);
+        assert_eq!(moved.clocks.unwrap().remaining_ms, [8_000, 10_000]);
+        // North lets 10 s pass: the flag falls, South wins, rated.
+        assert_eq!(game.flag_fall(54_999), None);
+        let over = game.flag_fall(55_000).unwrap();
         assert_eq!(
             (over.result, over.reason),
-            (GameResult::P1, EndReason::Timeout)
+            (GameResult::P0, EndReason::Timeout)
         );
     }
 
     #[test]
-    fn no_first_move_in_time_aborts() {
-        let game = LiveGame::new(info(None));
-        assert_eq!(game.no_start(30_999, 30_000), None);
-        let over = game.no_start(31_000, 30_000).unwrap();
+    fn a_side_that_never_moves_in_its_window_aborts_the_game() {
+        let mut game = LiveGame::new(info(Some(TimeControl {
+            initial_secs: 300,
+            increment_secs: 0,
+        })));
+        // South's window runs from the game's creation (1 s).
+        assert_eq!(game.first_move_missed(30_999, 30_000), None);
+        let over = game.first_move_missed(31_000, 30_000).unwrap();
         assert_eq!(
             (over.result, over.reason),
             (GameResult::Aborted, EndReason::NoStart)
         );
+        // South moves at 20 s; North's window runs from then, and North's
+        // five-minute clock never starts: North cannot lose on time.
+        play_at(&mut game, 0, 1, 20_000);
+        assert_eq!(game.first_move_missed(49_999, 30_000), None);
+        assert_eq!(game.flag_fall(400_000), None);
+        let over = game.first_move_missed(50_000, 30_000).unwrap();
+        assert_eq!(
+            (over.result, over.reason),
+            (GameResult::Aborted, EndReason::NoStart)
+        );
+        // Once North has moved, the window is over for good.
+        play_at(&mut game, 1, 1, 45_000);
+        assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
+    }
+
+    #[test]
+    fn an_extra_turn_before_the_opponents_first_move_is_in_the_window_too() {
+        let mut game = LiveGame::new(info(None));
+        // Kalah pit 3 from the start: an extra turn for South.
+        play_at(&mut game, 0, 3, 5_000);
+        assert_eq!(game.turn(), Some(0));
+        assert_eq!(game.first_move_missed(34_999, 30_000), None);
+        assert!(game.first_move_missed(35_000, 30_000).is_some());
+    }
+
+    #[test]
+    fn ends_before_each_side_has_moved_are_aborts() {
+        let game = LiveGame::new(info(None));
+        let resigned = game.decide_resign(0).unwrap();
+        assert_eq!(
+            (resigned.result, resigned.reason),
+            (GameResult::Aborted, EndReason::Resign)
+        );
+        let mut game = LiveGame::new(info(None));
+        play(&mut game, 0, 1);
+        // North never moved: North's resignation, or South's claim against
+        // North, ends nothing but the game.
+        assert_eq!(game.decide_resign(1).unwrap().result, GameResult::Aborted);
+        let claimed = game.claim(0);
+        assert_eq!(
+            (claimed.result, claimed.reason),
+            (GameResult::Aborted, EndReason::Abandoned)
+        );
+        play(&mut game, 1, 1);
+        assert_eq!(game.decide_resign(1).unwrap().result, GameResult::P0);
+        assert_eq!(game.claim(0).result, GameResult::P0);
     }
 
     #[test]
@@ -726,6 +888,11 @@ mod tests {
         let undone = game.apply_undo(0, 5_000);
         assert_eq!((undone.ply, undone.turn, undone.version), (0, Some(0), 4));
         assert_eq!(undone.board.pits, [[4; 6], [4; 6]]);
+        // Taken back to the start, it is still a game that was played: no
+        // first-move window aborts it, and its ends keep their result.
+        assert!(game.played());
+        assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
+        assert_eq!(game.decide_resign(0).unwrap().result, GameResult::P1);
         assert_eq!(
             game.decide_undo(&[0]).unwrap_err().code,
             ErrorCode::NotAllowed
@@ -755,10 +922,11 @@ mod tests {
     fn resigning_and_claiming_end_the_game() {
         let mut game = LiveGame::new(info(None));
         play(&mut game, 0, 1);
+        play(&mut game, 1, 1);
         let over = game.decide_resign(1).unwrap();
         assert_eq!(
             (over.result, over.reason, over.version),
-            (GameResult::P0, EndReason::Resign, 2)
+            (GameResult::P0, EndReason::Resign, 3)
         );
         game.finish(over);
         assert_eq!(game.turn(), None);
@@ -766,17 +934,65 @@ mod tests {
         let replayed = LiveGame::replay(
             game.info().clone(),
             &stored(&game),
-            Some((GameResult::P0, EndReason::Resign)),
-            2,
-            None,
+            StoredEnd {
+                ending: Some((GameResult::P0, EndReason::Resign)),
+                version: 3,
+                ..StoredEnd::default()
+            },
         )
         .unwrap();
         assert_eq!(replayed.over(), Some(&over));
-        let claimed = LiveGame::new(info(None)).claim(1);
-        assert_eq!(
-            (claimed.result, claimed.reason),
-            (GameResult::P1, EndReason::Abandoned)
-        );
+        assert!(replayed.played());
+    }
+
+    #[test]
+    fn an_undone_game_remembers_it_was_played_when_reloaded() {
+        let mut hotseat = info(None);
+        hotseat.seats[1].player = hotseat.seats[0].player;
+        let game = LiveGame::replay(
+            hotseat,
+            &[],
+            StoredEnd {
+                version: 5,
+                moved: [true, true],
+                ..StoredEnd::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(game.ply(), 0);
+        assert!(game.played());
+        assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
+        // Not yet played, undone to the start at 50 s: the window runs from
+        // the undo, after a reload too.
+        let mut hotseat = info(None);
+        hotseat.seats[1].player = hotseat.seats[0].player;
+        let game = LiveGame::replay(
+            hotseat,
+            &[],
+            StoredEnd {
+                version: 2,
+                moved: [true, false],
+                turn_started: Some(50_000),
+                ..StoredEnd::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(game.first_move_missed(79_999, 30_000), None);
+        assert!(game.first_move_missed(80_000, 30_000).is_some());
+    }
+
+    #[test]
+    fn a_replaced_player_holds_no_seat() {
+        let mut ranked = info(None);
+        ranked.rated = true;
+        let north = ranked.seats[1].player.unwrap();
+        let mut game = LiveGame::new(ranked);
+        assert_eq!(game.seats_of(north), [1]);
+        assert!(!game.replaced(north));
+        game.take_over(1, "advanced");
+        assert!(game.seats_of(north).is_empty());
+        assert!(game.replaced(north));
+        assert!(!game.replaced(game.info().seats[0].player.unwrap()));
     }
 
     #[test]
@@ -801,6 +1017,10 @@ mod tests {
             clock_ms: None,
             at_ms: 0,
         }];
-        assert!(LiveGame::replay(game.info().clone(), &bad, None, 1, None).is_err());
+        let end = StoredEnd {
+            version: 1,
+            ..StoredEnd::default()
+        };
+        assert!(LiveGame::replay(game.info().clone(), &bad, end).is_err());
     }
 }

@@ -5,7 +5,7 @@ use mancala_rules::Variant;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::live::{GameInfo, LiveGame};
+use super::live::{GameInfo, LiveGame, StoredEnd};
 use crate::store;
 
 /// Why a game could not be loaded.
@@ -35,6 +35,7 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
         room: row.room_id,
         created_ms: (row.created_micros / 1000).max(0) as u64,
         against_ai: row.against_ai(),
+        casual_reason: row.casual_reason(),
     };
     let ending = match (row.status(), row.result().map_err(|e| corrupt(&e))?) {
         (GameStatus::Over | GameStatus::Aborted, Some(result)) => row
@@ -43,13 +44,14 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
             .map(|reason| (result, reason)),
         _ => None,
     };
-    LiveGame::replay(
-        info,
-        &moves,
+    let stored = StoredEnd {
         ending,
-        row.version.max(0) as u64,
-        row.rematch_id,
-    )
-    .map(Some)
-    .map_err(|e| corrupt(&e))
+        version: row.version.max(0) as u64,
+        rematch: row.rematch_id,
+        moved: row.moved(),
+        turn_started: row.turn_started_ms.map(|ms| ms.max(0) as u64),
+    };
+    LiveGame::replay(info, &moves, stored)
+        .map(Some)
+        .map_err(|e| corrupt(&e))
 }

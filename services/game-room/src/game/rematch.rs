@@ -1,6 +1,8 @@
 //! The next game of a series: sides swapped, same variant, time control
-//! and room. Against the AI, on one device, or in a friend's room it starts
-//! when either side asks; between two players otherwise both must ask.
+//! and room. Against the AI, on one device, or in a casual friend's room it
+//! starts when either side asks; between two players otherwise (a ranked
+//! pairing, a rated room) it is an offer the other must accept, so nobody
+//! is put into a rated game they did not agree to.
 
 use mancala_proto::VariantSpec;
 use mancala_proto::game::ServerMessage;
@@ -8,11 +10,12 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::live::GameInfo;
+use super::ranked;
 use crate::store::{self, NewGame, NewSeat};
 
 /// Whether a rematch needs both players to ask.
 pub fn needs_agreement(info: &GameInfo) -> bool {
-    info.room.is_none() && !info.hotseat() && !info.is_ai(0) && !info.is_ai(1)
+    info.between_people() && (info.room.is_none() || info.asked_rated())
 }
 
 /// The message that sends both players to the next game.
@@ -25,11 +28,13 @@ pub fn started(next: Uuid) -> ServerMessage {
 
 /// Creates the rematch of a finished game, once: returns the next game (the
 /// one already made if another request won), or `None` when its room has
-/// closed.
+/// closed. A rated game's rematch is rated unless the pair has had its
+/// rated games of the day (`pair_limit`).
 pub async fn create(
     postgres: &PgPool,
     info: &GameInfo,
     now: f64,
+    pair_limit: u32,
 ) -> Result<Option<Uuid>, sqlx::Error> {
     if let Some(room) = info.room
         && store::room_deadline(postgres, room)
@@ -50,16 +55,18 @@ pub async fn create(
         }
     };
     let seats = [seat(1), seat(0)];
-    let both_people = seats.iter().all(|seat| seat.player.is_some());
+    let mut tx = postgres.begin().await?;
+    let (rated, casual_reason) =
+        ranked::decide(&mut tx, info.asked_rated(), &seats, pair_limit, now).await?;
     let next = NewGame {
         id: Uuid::now_v7(),
         variant: serde_json::to_value(VariantSpec::from(info.variant)).unwrap_or_default(),
-        rated: info.rated && both_people,
+        rated,
         seats,
         time_control: info.time_control,
         room: info.room,
+        casual_reason,
     };
-    let mut tx = postgres.begin().await?;
     store::insert_game(&mut tx, &next, now).await?;
     let linked = store::link_rematch(&mut tx, info.id, next.id).await?;
     if linked == Some(next.id) {

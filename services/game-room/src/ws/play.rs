@@ -11,8 +11,10 @@ use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
 use super::socket::{Inbound, Socket, origin_allowed};
+use super::watch::{self, Watcher};
 use crate::game::actor::{Outbound, Request};
 use crate::game::{GameHandle, HostError, Joined, Rooms};
+use crate::store::{self, SeatCheck};
 
 pub async fn play(
     request: HttpRequest,
@@ -86,6 +88,24 @@ fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
     }
 }
 
+/// What the stored game says of a player, before anything wakes it: a
+/// stranger (even one holding a game id from the live list) takes no
+/// lease, bumps no epoch, and starts no clock or AI.
+async fn check_seat(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<SeatCheck, Refused> {
+    match store::seat_check(&rooms.deps().postgres, game, player).await {
+        Ok(Some(check)) => Ok(check),
+        Ok(None) => Err(refused(ErrorCode::NotFound, "no such game", CLOSE_POLICY)),
+        Err(error) => {
+            tracing::warn!(%error, %game, "checking a seat");
+            Err(refused(
+                ErrorCode::Unavailable,
+                "the game cannot be loaded now; retry",
+                CLOSE_TRY_AGAIN,
+            ))
+        }
+    }
+}
+
 async fn join(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<(GameHandle, Joined), Refused> {
     // A task that is just unloading answers `Gone`: ask again, once.
     for _ in 0..2 {
@@ -140,7 +160,26 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
             return;
         }
     };
-    let (handle, mut joined) = match join(&rooms, game, player).await {
+    let checked = match check_seat(&rooms, game, player).await {
+        Ok(SeatCheck::Seated) => Ok(()),
+        Ok(SeatCheck::Replaced) => {
+            // Their seat is the AI's now: they watch, and wake nothing.
+            let deps = rooms.deps().clone();
+            watch::run(socket, game, deps, Watcher::Replaced).await;
+            return;
+        }
+        Ok(SeatCheck::Stranger) => Err(refused(
+            ErrorCode::Forbidden,
+            "you hold no seat in this game; watch it instead",
+            CLOSE_POLICY,
+        )),
+        Err(refusal) => Err(refusal),
+    };
+    let joined = match checked {
+        Ok(()) => join(&rooms, game, player).await,
+        Err(refusal) => Err(refusal),
+    };
+    let (handle, mut joined) = match joined {
         Ok(joined) => joined,
         Err(refusal) => {
             if let Some(url) = refusal.elsewhere {
@@ -183,6 +222,7 @@ async fn serve(
                     Inbound::Message(ClientMessage::Rematch) => request(Request::Rematch).await,
                     Inbound::Message(ClientMessage::ContinueVsAi) => request(Request::ContinueVsAi).await,
                     Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
+                    Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::actor::encode(&ServerMessage::Pong)]),
                     Inbound::Message(ClientMessage::Auth { .. }) => {

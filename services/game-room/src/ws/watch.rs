@@ -33,8 +33,28 @@ pub async fn watch(
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let socket = Socket::new(session, stream, &deps.settings, deps.clock.clone());
-    actix_web::rt::spawn(run(socket, game.into_inner(), deps));
+    actix_web::rt::spawn(run(socket, game.into_inner(), deps, Watcher::Anyone));
     Ok(response)
+}
+
+/// Who watches: anyone, or a player whose seat an AI took over (on their
+/// play socket). Only what they are told when they try to act differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Watcher {
+    Anyone,
+    Replaced,
+}
+
+impl Watcher {
+    fn refusal(self) -> (ErrorCode, &'static str) {
+        match self {
+            Watcher::Anyone => (
+                ErrorCode::Forbidden,
+                "watchers cannot play; open /play to play",
+            ),
+            Watcher::Replaced => (ErrorCode::NotAllowed, crate::game::actor::REPLACED),
+        }
+    }
 }
 
 /// The game now, as a watcher's snapshot, with its version.
@@ -89,7 +109,8 @@ fn events_since(live: &LiveGame, since: u64, state: ByteString) -> Vec<ByteStrin
     }
 }
 
-async fn run(mut socket: Socket, game: Uuid, deps: Deps) {
+/// Serves a watcher: never hosts the game, so watching wakes nothing.
+pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
     // Subscribe before reading the snapshot, so nothing falls between.
     let mut subscription = deps.hub.subscribe(game).await;
     let mut version = match snapshot(&deps, game).await {
@@ -143,7 +164,8 @@ async fn run(mut socket: Socket, game: Uuid, deps: Deps) {
                     }
                 }
                 Inbound::Message(_) => {
-                    socket.send_error(ErrorCode::Forbidden, "watchers cannot play; open /play to play").await;
+                    let (code, message) = watcher.refusal();
+                    socket.send_error(code, message).await;
                 }
                 Inbound::Invalid(error) => {
                     socket.send_error(error.code, &error.message).await;

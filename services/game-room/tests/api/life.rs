@@ -69,15 +69,33 @@ async fn a_flag_falls_on_the_clock() {
         ([10_000, 10_000], None)
     );
     let (mut b, _) = instance.play(&game, &north_token).await;
+    // No clock runs until each side has moved (the first-move window
+    // times those moves instead).
     world.clock.advance(3_000);
     a.play_move(1, 1).await;
     let moved = a.moved().await;
     b.moved().await;
-    // South's clock did not run before the first move; the increment came.
     let clocks = moved.clocks.unwrap();
     assert_eq!(
         (clocks.remaining_ms, clocks.running),
-        ([12_000, 10_000], Some(1))
+        ([10_000, 10_000], None)
+    );
+    world.clock.advance(20_000);
+    b.play_move(1, 2).await;
+    let clocks = b.moved().await.clocks.unwrap();
+    a.moved().await;
+    assert_eq!(
+        (clocks.remaining_ms, clocks.running),
+        ([10_000, 10_000], Some(0))
+    );
+    // South thinks 3 s (pit 3: no extra turn), and has the increment.
+    world.clock.advance(3_000);
+    a.play_move(3, 3).await;
+    let clocks = a.moved().await.clocks.unwrap();
+    b.moved().await;
+    assert_eq!(
+        (clocks.remaining_ms, clocks.running),
+        ([9_000, 10_000], Some(1))
     );
     // North thinks for ten seconds: the flag falls, South wins.
     world.clock.advance(10_000);
@@ -88,7 +106,7 @@ async fn a_flag_falls_on_the_clock() {
             (GameResult::P0, EndReason::Timeout)
         );
     }
-    b.play_move(1, 2).await;
+    b.play_move(2, 4).await;
     b.expect_error(ErrorCode::GameOver).await;
     world.cleanup().await;
 }
@@ -122,7 +140,8 @@ async fn a_game_without_a_first_move_is_aborted() {
     world.cleanup().await;
 }
 
-/// A ranked game where North drops after South's first move.
+/// A ranked game both have played (South, North, South), where North drops
+/// with North to move.
 async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
     let ((south, south_token), (north, north_token)) = two_players(world).await;
     let seats = [
@@ -134,9 +153,12 @@ async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
         .await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
-    a.play_move(1, 1).await;
-    a.moved().await;
-    b.moved().await;
+    for (ply, pit) in [(1, 1), (2, 1), (3, 3)] {
+        let mover = if ply == 2 { &mut b } else { &mut a };
+        mover.play_move(pit, ply).await;
+        a.moved().await;
+        b.moved().await;
+    }
     drop(b);
     let countdown = a
         .until(|message| match message {
@@ -213,6 +235,8 @@ async fn a_return_inside_the_countdown_clears_it() {
         id: game,
         play_path: format!("/v1/games/{game}/play"),
         watch_path: String::new(),
+        rated: false,
+        casual_reason: None,
     };
     let (_b, state) = instance.play(&created, &north_token).await;
     assert_eq!(state.countdown_ms, [None, None]);
@@ -423,8 +447,11 @@ async fn a_room_nobody_is_in_closes_after_30_minutes() {
     let (game, south_token, north_token) = room_game(&world, &instance).await;
     let (mut a, state) = instance.play(&game, &south_token).await;
     assert!(state.room.is_some());
-    let (b, _) = instance.play(&game, &north_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
     a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    b.play_move(1, 2).await;
     a.moved().await;
     drop(a);
     drop(b);

@@ -10,5 +10,6 @@ mod bad_input;
 mod failover;
 mod life;
 mod play;
+mod ranked;
 mod records;
 mod spectate;

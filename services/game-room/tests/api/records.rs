@@ -94,6 +94,8 @@ async fn records_histories_and_live_lists() {
         id: ids[1],
         play_path: format!("/v1/games/{}/play", ids[1]),
         watch_path: String::new(),
+        rated: false,
+        casual_reason: None,
     };
     let (mut ws, _) = instance.play(&game, &alice_token).await;
     ws.send(json!({"t": "resign"})).await;

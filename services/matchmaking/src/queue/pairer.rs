@@ -245,6 +245,8 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
             seat,
             opponent: infos[1 - seat as usize].clone(),
             ws_path: created.play_path.clone(),
+            rated: created.rated,
+            casual_reason: created.casual_reason,
         };
         tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
     }
@@ -300,6 +302,8 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
             rating: mancala_ai::rating(variant, level),
         },
         ws_path: created.play_path,
+        rated: created.rated,
+        casual_reason: created.casual_reason,
     };
     tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
 }

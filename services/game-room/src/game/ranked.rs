@@ -1,0 +1,41 @@
+//! What counts for rating across games. Within one game the rule lives in
+//! [`super::live`] (an end before each side has moved is an abort); here
+//! is the rule between games: two players have at most a few rated games
+//! together in a day, so a pair cannot farm a rating from each other.
+
+use mancala_proto::game::CasualReason;
+use sqlx::PgConnection;
+
+use crate::store::{self, NewSeat};
+
+/// Rated games between the same two players that count within a day, by
+/// default (`APP_RATED_PAIR_LIMIT`). Lichess-like: enough for a real
+/// series between friends, too few to farm from a willing partner.
+pub const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
+
+/// The window the pair limit counts over.
+pub const RATED_PAIR_WINDOW_SECS: f64 = 24.0 * 3600.0;
+
+/// Whether a game asked for as `rated` between these seats is made rated,
+/// and why not when it is not: beyond `limit` rated games between its two
+/// players in the last 24 hours (aborted ones do not count), it is casual.
+pub async fn decide(
+    connection: &mut PgConnection,
+    rated: bool,
+    seats: &[NewSeat; 2],
+    limit: u32,
+    now: f64,
+) -> Result<(bool, Option<CasualReason>), sqlx::Error> {
+    let (Some(a), Some(b)) = (seats[0].player, seats[1].player) else {
+        return Ok((false, None));
+    };
+    if !rated || a == b {
+        return Ok((false, None));
+    }
+    let since = now - RATED_PAIR_WINDOW_SECS;
+    let together = store::rated_games_between(connection, a, b, since).await?;
+    if together >= i64::from(limit) {
+        return Ok((false, Some(CasualReason::PairLimit)));
+    }
+    Ok((true, None))
+}

@@ -1,0 +1,584 @@
+//! Ranked integrity (issue 15), under the manual clock: a game counts only
+//! once each side has moved; a seat never taken aborts and never loses on
+//! time; an undo cannot turn a played game into an unplayed one; a stranger
+//! wakes nothing; a replaced player only watches; a rated rematch needs
+//! both players; a player who left a room is never seated again; a pair
+//! has a few rated games a day.
+
+use std::time::Duration;
+
+use mancala_proto::ErrorCode;
+use mancala_proto::game::{CasualReason, CreatedGame, EndReason, GameResult, Over, ServerMessage};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::helpers::{Instance, World, Ws, seat};
+
+fn over(message: ServerMessage) -> Option<Over> {
+    match message {
+        ServerMessage::Over(over) => Some(over),
+        _ => None,
+    }
+}
+
+async fn record(instance: &Instance, game: Uuid) -> Value {
+    instance.get(&format!("/v1/games/{game}")).await.1
+}
+
+async fn outbox(world: &World) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM rating_outbox")
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap()
+}
+
+fn ranked(a: Uuid, b: Uuid) -> [Value; 2] {
+    [
+        json!({"player": {"id": a, "rating": 1500.0, "rd": 200.0}}),
+        json!({"player": {"id": b, "rating": 1500.0, "rd": 200.0}}),
+    ]
+}
+
+fn game_at(id: Uuid) -> CreatedGame {
+    CreatedGame {
+        id,
+        play_path: format!("/v1/games/{id}/play"),
+        watch_path: format!("/v1/games/{id}/watch"),
+        rated: false,
+        casual_reason: None,
+    }
+}
+
+/// South and North each move once (pit 1: no extra turns); South to move.
+async fn both_move(a: &mut Ws, b: &mut Ws) {
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    b.play_move(1, 2).await;
+    a.moved().await;
+    b.moved().await;
+}
+
+async fn resign(a: &mut Ws, b: &mut Ws) -> Over {
+    a.send(json!({"t": "resign"})).await;
+    b.until(over).await;
+    a.until(over).await
+}
+
+#[actix_web::test]
+async fn a_seat_never_taken_aborts_the_game_and_never_loses_on_time() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (south, south_token) = world.player("South").await;
+    let (north, _) = world.player("North").await;
+    // A ranked 5+0 game whose North never comes (a tab that died right
+    // after `matched`).
+    let game = instance
+        .create_with(json!({
+            "variant": {"variant": "kalah"},
+            "seats": ranked(south, north),
+            "rated": true,
+            "time_control": {"initial_secs": 300, "increment_secs": 0},
+        }))
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    world.clock.advance(10_000);
+    a.play_move(1, 1).await;
+    let clocks = a.moved().await.clocks.unwrap();
+    assert_eq!(
+        clocks.running, None,
+        "no clock runs before North's first move"
+    );
+    // North's window is 60 s from South's move, and ends in an abort.
+    world.clock.advance(59_000);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(record(&instance, game.id).await["status"], "live");
+    world.clock.advance(1_000);
+    let end = a.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::Aborted, EndReason::NoStart)
+    );
+    let stored = record(&instance, game.id).await;
+    assert_eq!(
+        (stored["status"].as_str(), stored["result"].as_str()),
+        (Some("aborted"), Some("aborted"))
+    );
+    assert_eq!(outbox(&world).await, 0);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn an_end_before_each_side_has_moved_is_an_abort() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (south, south_token) = world.player("South").await;
+    let (north, north_token) = world.player("North").await;
+    // A resignation at ply 0 (zero-move farming).
+    let game = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    let end = resign(&mut a, &mut b).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::Aborted, EndReason::Resign)
+    );
+    // After one side only: still an abort.
+    let game = instance
+        .create(json!({"variant": "oware"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    let end = resign(&mut b, &mut a).await;
+    assert_eq!(end.result, GameResult::Aborted);
+    assert_eq!(record(&instance, game.id).await["status"], "aborted");
+    assert_eq!(outbox(&world).await, 0, "nothing for the rating service");
+    // Once each side has moved, a resignation is a result, and rated.
+    let game = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    both_move(&mut a, &mut b).await;
+    let end = resign(&mut b, &mut a).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::P0, EndReason::Resign)
+    );
+    assert_eq!(outbox(&world).await, 1);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn an_undo_to_the_start_does_not_abort_a_played_game() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (human, token) = world.player("Human").await;
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(human), json!({"ai": {"level": "beginner"}})],
+            false,
+        )
+        .await;
+    let (mut ws, _) = instance.play(&game, &token).await;
+    ws.play_move(1, 1).await;
+    ws.moved().await;
+    // The AI answers (maybe with extra turns), long after the window.
+    let mut reply = ws.moved().await;
+    while reply.turn == Some(1) {
+        reply = ws.moved().await;
+    }
+    world.clock.advance(5 * 60_000);
+    ws.send(json!({"t": "undo"})).await;
+    let undone = ws
+        .until(|message| match message {
+            ServerMessage::Undone(undone) => Some(undone),
+            _ => None,
+        })
+        .await;
+    assert_eq!(undone.ply, 0);
+    world.clock.advance(5 * 60_000);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(record(&instance, game.id).await["status"], "live");
+    // It was played: a resignation now is a result.
+    ws.send(json!({"t": "resign"})).await;
+    let end = ws.until(over).await;
+    assert_eq!(end.result, GameResult::P1);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_stranger_with_a_game_id_wakes_nothing() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (owner, owner_token) = world.player("Owner").await;
+    let (_, stranger_token) = world.player("Stranger").await;
+    // A timed game against the AI, the AI to move first.
+    let game = instance
+        .create_with(json!({
+            "variant": {"variant": "kalah"},
+            "seats": [{"ai": {"level": "beginner"}}, seat(owner)],
+            "time_control": {"initial_secs": 60, "increment_secs": 0},
+        }))
+        .await;
+    let mut ws = instance.connect(&game.play_path).await;
+    ws.send(json!({"t": "auth", "d": {"token": stranger_token}}))
+        .await;
+    let (close, error) = ws.closed().await;
+    assert_eq!(
+        (close, error),
+        (
+            Some(mancala_proto::error::CLOSE_POLICY),
+            Some(ErrorCode::Forbidden)
+        )
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // No lease, no epoch, no AI move, no clock: nothing happened.
+    let lease: Option<String> = redis::cmd("GET")
+        .arg(world.stores.redis.key(&format!("lease:game:{}", game.id)))
+        .query_async(&mut world.stores.redis.connection())
+        .await
+        .unwrap();
+    assert_eq!(lease, None);
+    let (epoch, version, plies): (i64, i64, i32) =
+        sqlx::query_as("SELECT epoch, version, plies FROM games WHERE id = $1")
+            .bind(game.id)
+            .fetch_one(&world.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!((epoch, version, plies), (0, 0, 0));
+    assert_eq!(instance.rooms.hosted(), 0);
+    // The owner opens it: the AI moves now, and the owner's first-move
+    // window runs from that move.
+    world.clock.advance(30_000);
+    let (mut ws, _) = instance.play(&game, &owner_token).await;
+    let mut ai = ws.moved().await;
+    while ai.turn == Some(0) {
+        ai = ws.moved().await;
+    }
+    world.clock.advance(59_000);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(record(&instance, game.id).await["status"], "live");
+    world.cleanup().await;
+}
+
+/// A ranked game both have played; North drops, and after the countdown
+/// South has an AI take North's seat.
+async fn north_replaced(world: &World, instance: &Instance) -> (Ws, CreatedGame, String) {
+    let (south, south_token) = world.player("South").await;
+    let (north, north_token) = world.player("North").await;
+    let game = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    both_move(&mut a, &mut b).await;
+    drop(b);
+    a.until(|message| match message {
+        ServerMessage::Presence {
+            seat: 1,
+            connected: false,
+            ..
+        } => Some(()),
+        _ => None,
+    })
+    .await;
+    world.clock.advance(120_000);
+    a.send(json!({"t": "continue_vs_ai"})).await;
+    a.until(|message| match message {
+        ServerMessage::TakenOver { seat: 1, .. } => Some(()),
+        _ => None,
+    })
+    .await;
+    (a, game, north_token)
+}
+
+#[actix_web::test]
+async fn a_player_whose_seat_the_ai_took_can_only_watch() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (mut a, game, north_token) = north_replaced(&world, &instance).await;
+    let (mut back, state) = instance.play(&game, &north_token).await;
+    assert_eq!(state.you, None, "North comes back as a watcher");
+    assert!(state.seats[1].ai.is_some());
+    for attempt in [
+        json!({"t": "resign"}),
+        json!({"t": "move", "d": {"pit": 1, "ply": state.ply + 1}}),
+        json!({"t": "undo"}),
+        json!({"t": "rematch"}),
+        json!({"t": "claim_victory"}),
+    ] {
+        back.send(attempt).await;
+        back.expect_error(ErrorCode::NotAllowed).await;
+    }
+    // The game goes on between South and the AI: South can still move.
+    let stored = record(&instance, game.id).await;
+    assert_eq!(stored["status"], "live");
+    a.send(json!({"t": "resign"})).await;
+    let end = a.until(over).await;
+    assert_eq!(end.result, GameResult::P1);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn an_opponent_who_never_comes_can_be_claimed_against() {
+    let world = World::new().await;
+    // The first-move window longer than the countdown, so the claim is
+    // what ends the unplayed game.
+    let database = mancala_platform::testing::database_url(&world.stores.database);
+    let instance = world
+        .instance_with(&database, &[("APP_FIRST_MOVE_SECS", "600")])
+        .await;
+    let (south, south_token) = world.player("South").await;
+    let (north, north_token) = world.player("North").await;
+
+    // An untimed rated game, played by both, then both gone: the game
+    // unloads. South comes back to a fresh host; North never does.
+    let game = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    both_move(&mut a, &mut b).await;
+    drop(a);
+    drop(b);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    world.clock.advance(121_000);
+    for _ in 0..100 {
+        if instance.rooms.hosted() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(instance.rooms.hosted(), 0, "the game unloaded");
+    let (mut a, state) = instance.play(&game, &south_token).await;
+    assert_eq!(
+        state.countdown_ms[1],
+        Some(120_000),
+        "North has the countdown"
+    );
+    a.send(json!({"t": "claim_victory"})).await;
+    a.expect_error(ErrorCode::CountdownRunning).await;
+    world.clock.advance(120_000);
+    a.send(json!({"t": "claim_victory"})).await;
+    let end = a.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::P0, EndReason::Abandoned)
+    );
+    assert_eq!(outbox(&world).await, 1);
+
+    // A seat never taken, claimed against: an abort, not a win.
+    let game = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    world.clock.advance(120_000);
+    a.send(json!({"t": "claim_victory"})).await;
+    let end = a.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::Aborted, EndReason::Abandoned)
+    );
+    assert_eq!(outbox(&world).await, 1, "the abort is not rated");
+    world.cleanup().await;
+}
+
+/// A friend room whose first game both played and North resigned.
+struct Room {
+    game: CreatedGame,
+    south: Ws,
+    north: Ws,
+    north_id: Uuid,
+    south_token: String,
+    north_token: String,
+}
+
+async fn room_after_a_game(world: &World, instance: &Instance, rated: bool) -> Room {
+    let (south, south_token) = world.player("South").await;
+    let (north, north_token) = world.player("North").await;
+    let game = instance
+        .create_with(json!({
+            "variant": {"variant": "kalah"},
+            "seats": [seat(south), seat(north)],
+            "rated": rated,
+            "room": true,
+        }))
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    both_move(&mut a, &mut b).await;
+    resign(&mut b, &mut a).await;
+    Room {
+        game,
+        south: a,
+        north: b,
+        north_id: north,
+        south_token,
+        north_token,
+    }
+}
+
+async fn games_in_room(world: &World) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM games WHERE room_id IS NOT NULL")
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap()
+}
+
+#[actix_web::test]
+async fn a_rated_rooms_rematch_needs_both_and_a_leaver_is_never_seated() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let Room {
+        game,
+        south: mut a,
+        north: mut b,
+        north_id: north,
+        ..
+    } = room_after_a_game(&world, &instance, true).await;
+    // North offers, then closes the page: the offer goes with them.
+    b.send(json!({"t": "rematch"})).await;
+    a.until(|message| match message {
+        ServerMessage::RematchOffer { by: 1 } => Some(()),
+        _ => None,
+    })
+    .await;
+    drop(b);
+    a.until(|message| match message {
+        ServerMessage::RematchCancelled { by: 1 } => Some(()),
+        _ => None,
+    })
+    .await;
+    // South alone asks: an offer, and no game is made.
+    a.send(json!({"t": "rematch"})).await;
+    a.until(|message| match message {
+        ServerMessage::RematchOffer { by: 0 } => Some(()),
+        _ => None,
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(games_in_room(&world).await, 1);
+    // North stays away for the reconnect window: North has left the room.
+    world.clock.advance(120_000);
+    a.until(|message| match message {
+        ServerMessage::RoomLeft { seat: 1 } => Some(()),
+        _ => None,
+    })
+    .await;
+    let left: Option<Uuid> = sqlx::query_scalar("SELECT left_by FROM rooms")
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(left, Some(north));
+    a.send(json!({"t": "rematch"})).await;
+    a.expect_error(ErrorCode::NotAllowed).await;
+    assert_eq!(games_in_room(&world).await, 1);
+    assert_eq!(record(&instance, game.id).await["rematch"], Value::Null);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn in_a_casual_room_a_seat_never_taken_aborts_and_leaving_ends_the_room() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let Room {
+        south: mut a,
+        north: mut b,
+        south_token,
+        north_token,
+        ..
+    } = room_after_a_game(&world, &instance, false).await;
+    // Casual: the seed's behaviour stays, South alone starts the next game.
+    a.send(json!({"t": "rematch"})).await;
+    let next = a
+        .until(|message| match message {
+            ServerMessage::Rematch { game_id, .. } => Some(game_id),
+            _ => None,
+        })
+        .await;
+    // North (now first) never comes to it: it aborts, nobody loses.
+    let (mut a2, _) = instance.play(&game_at(next), &south_token).await;
+    world.clock.advance(60_000);
+    let end = a2.until(over).await;
+    assert_eq!(
+        (end.result, end.reason),
+        (GameResult::Aborted, EndReason::NoStart)
+    );
+    // Leaving is refused while a game of the room is on elsewhere, or
+    // from a game the room has moved on from.
+    b.send(json!({"t": "leave_room"})).await;
+    let refused = b
+        .until(|message| match message {
+            ServerMessage::Error(error) => Some(error.code),
+            _ => None,
+        })
+        .await;
+    assert_eq!(refused, ErrorCode::NotAllowed);
+    drop((a, b));
+    // North opens the aborted game and leaves the room for good.
+    let (mut b2, _) = instance.play(&game_at(next), &north_token).await;
+    b2.send(json!({"t": "leave_room"})).await;
+    a2.until(|message| match message {
+        ServerMessage::RoomLeft { seat: 0 } => Some(()),
+        _ => None,
+    })
+    .await;
+    a2.send(json!({"t": "rematch"})).await;
+    a2.expect_error(ErrorCode::NotAllowed).await;
+    let closed: bool = sqlx::query_scalar("SELECT closed_at IS NOT NULL FROM rooms")
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap();
+    assert!(closed);
+    assert_eq!(games_in_room(&world).await, 2);
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_pair_has_a_few_rated_games_a_day() {
+    let world = World::new().await;
+    let database = mancala_platform::testing::database_url(&world.stores.database);
+    let instance = world
+        .instance_with(&database, &[("APP_RATED_PAIR_LIMIT", "2")])
+        .await;
+    let (south, _) = world.player("South").await;
+    let (north, _) = world.player("North").await;
+    let (other, _) = world.player("Other").await;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        made.push(
+            instance
+                .create(json!({"variant": "kalah"}), ranked(south, north), true)
+                .await,
+        );
+    }
+    let rated: Vec<(bool, Option<CasualReason>)> = made
+        .iter()
+        .map(|game| (game.rated, game.casual_reason))
+        .collect();
+    assert_eq!(
+        rated,
+        [
+            (true, None),
+            (true, None),
+            (false, Some(CasualReason::PairLimit))
+        ]
+    );
+    // Either order of seats is the same pair; another pair is not limited.
+    let swapped = instance
+        .create(json!({"variant": "oware"}), ranked(north, south), true)
+        .await;
+    assert_eq!(swapped.casual_reason, Some(CasualReason::PairLimit));
+    let fresh = instance
+        .create(json!({"variant": "kalah"}), ranked(south, other), true)
+        .await;
+    assert!(fresh.rated);
+    // The casual game says why, to its players.
+    let stored: (bool, Option<String>) =
+        sqlx::query_as("SELECT rated, casual_reason FROM games WHERE id = $1")
+            .bind(made[2].id)
+            .fetch_one(&world.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!(stored, (false, Some("pair_limit".to_owned())));
+    // An aborted rated game does not count against the pair.
+    sqlx::query("UPDATE games SET status = 'aborted', result = 'aborted', reason = 'no_start', ended_at = now() WHERE id = $1")
+        .bind(made[0].id)
+        .execute(&world.stores.postgres)
+        .await
+        .unwrap();
+    let again = instance
+        .create(json!({"variant": "kalah"}), ranked(south, north), true)
+        .await;
+    assert!(again.rated);
+    world.cleanup().await;
+}

@@ -1,0 +1,537 @@
+//! Ranked integrity against the real `arena` process (issue 15): each way
+//! a hostile player could rig the ladder without playing, replayed, with
+//! the ratings, records and statuses checked in Postgres afterwards.
+//! Windows are shortened by settings (a first move in 2 s, a reconnect in
+//! 1 s); the exact timings are tested under a manual clock in game-room's
+//! own tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use mancala_platform::ExposeSecret;
+use mancala_platform::testing::{TestStores, database_url, redis_url};
+use mancala_tests::harness::{Guest, Service, Ws, call, free_port, guest, request, start};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+struct Arena {
+    service: Service,
+    stores: TestStores,
+}
+
+impl Arena {
+    async fn start(extra: &[(&str, &str)]) -> Arena {
+        let stores = TestStores::new().await.unwrap();
+        let mut env = vec![
+            (
+                "DATABASE_URL",
+                database_url(&stores.database).expose_secret().to_owned(),
+            ),
+            ("REDIS_URL", redis_url().expose_secret().to_owned()),
+            ("APP_REDIS_PREFIX", stores.prefix.clone()),
+            ("APP_WS_TICK_MS", "50".to_owned()),
+            ("APP_PAIRING_WAVE_MS", "100".to_owned()),
+            ("APP_LOBBY_TICK_MS", "50".to_owned()),
+            ("APP_RATING_POLL_MS", "100".to_owned()),
+            ("APP_WS_RATE", "200/100".to_owned()),
+            ("APP_LOG_FORMAT", "json".to_owned()),
+            ("RUST_LOG", "error".to_owned()),
+        ];
+        for (name, value) in extra {
+            env.push((name, (*value).to_owned()));
+        }
+        Arena {
+            service: start("arena", free_port(), &env).await,
+            stores,
+        }
+    }
+
+    fn base(&self) -> &str {
+        &self.service.base
+    }
+
+    async fn guest(&self) -> Guest {
+        guest(self.base()).await
+    }
+
+    /// A play socket, authenticated; its first message (a `state`, or the
+    /// error that refused it).
+    async fn open(&self, game: &str, who: &Guest) -> (Ws, Value) {
+        let mut ws = Ws::open(format!("{}/v1/games/{game}/play", self.base()))
+            .await
+            .unwrap();
+        ws.send(json!({"t": "auth", "d": {"token": who.token}}))
+            .await;
+        let first = ws.next(WAIT).await.expect("an answer to auth");
+        (ws, first)
+    }
+
+    /// A play socket and the game's `state`.
+    async fn play(&self, game: &str, who: &Guest) -> (Ws, Value) {
+        let (ws, first) = self.open(game, who).await;
+        assert_eq!(first["t"], "state", "{first}");
+        (ws, first["d"].clone())
+    }
+
+    /// A friend room between `a` (the inviter, first) and `b`: its game.
+    async fn room(&self, a: &Guest, b: &Guest, rated: bool, clock: Option<Value>) -> String {
+        let mut body = json!({"variant": {"variant": "kalah"}, "rated": rated});
+        if let Some(clock) = clock {
+            body["time_control"] = clock;
+        }
+        let invite = request(
+            "POST",
+            format!("{}/v1/invites", self.base()),
+            Some(body),
+            Some(&a.token),
+        )
+        .await;
+        let code = invite["code"].as_str().unwrap();
+        let accepted = request(
+            "POST",
+            format!("{}/v1/invites/{code}/accept", self.base()),
+            None,
+            Some(&b.token),
+        )
+        .await;
+        accepted["game_id"].as_str().unwrap().to_owned()
+    }
+
+    async fn record(&self, game: &str) -> Value {
+        call(
+            "GET",
+            format!("{}/v1/games/{game}", self.base()),
+            None,
+            None,
+        )
+        .await
+        .1
+    }
+
+    /// Waits for the game's status to become `status`: its record.
+    async fn status(&self, game: &str, status: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let record = self.record(game).await;
+            if record["status"] == status {
+                return record;
+            }
+            assert!(Instant::now() < deadline, "{game} never {status}: {record}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn scalar(&self, sql: &str, player: &str) -> i64 {
+        sqlx::query_scalar(sql)
+            .bind(player.parse::<uuid::Uuid>().unwrap())
+            .fetch_one(&self.stores.postgres)
+            .await
+            .unwrap()
+    }
+
+    /// Rating rows and rating-history rows a player has.
+    async fn rated(&self, who: &Guest) -> (i64, i64) {
+        let ratings = self
+            .scalar("SELECT count(*) FROM ratings WHERE player_id = $1", &who.id)
+            .await;
+        let history = self
+            .scalar(
+                "SELECT count(*) FROM rating_history WHERE player_id = $1",
+                &who.id,
+            )
+            .await;
+        (ratings, history)
+    }
+
+    /// Waits until the rating service has applied `games` of `who`'s games.
+    async fn rated_games(&self, who: &Guest, games: i64) {
+        let deadline = Instant::now() + WAIT;
+        while self.rated(who).await.1 < games {
+            assert!(
+                Instant::now() < deadline,
+                "{games} rated games never applied"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Nothing more comes after them.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(self.rated(who).await.1, games);
+    }
+
+    async fn games_between(&self, who: &Guest) -> i64 {
+        self.scalar(
+            "SELECT count(*) FROM games WHERE seat0_player = $1 OR seat1_player = $1",
+            &who.id,
+        )
+        .await
+    }
+}
+
+/// Plays one legal move from a socket whose turn it is: `moved` comes back.
+async fn move_once(ws: &mut Ws, other: Option<&mut Ws>, state: &Value) -> Value {
+    let pit = state["legal"][0].as_u64().unwrap();
+    let ply = state["ply"].as_u64().unwrap() + 1;
+    ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+        .await;
+    let moved = ws.until("moved", WAIT).await;
+    if let Some(other) = other {
+        other.until("moved", WAIT).await;
+    }
+    moved
+}
+
+/// Seat 0 then seat 1 move once (pit 1 from the start: no extra turns).
+async fn both_move(first: &mut Ws, second: &mut Ws) {
+    first
+        .send(json!({"t": "move", "d": {"pit": 1, "ply": 1}}))
+        .await;
+    first.until("moved", WAIT).await;
+    second.until("moved", WAIT).await;
+    second
+        .send(json!({"t": "move", "d": {"pit": 1, "ply": 2}}))
+        .await;
+    first.until("moved", WAIT).await;
+    second.until("moved", WAIT).await;
+}
+
+async fn resign(who: &mut Ws, other: &mut Ws) -> Value {
+    who.send(json!({"t": "resign"})).await;
+    other.until("over", WAIT).await;
+    who.until("over", WAIT).await
+}
+
+/// Sends `message` every 200 ms until the answer is a `wanted` (its data);
+/// each earlier answer must be the error `waiting` (a countdown running).
+async fn ask_until(ws: &mut Ws, message: Value, wanted: &str, waiting: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        ws.send(message.clone()).await;
+        loop {
+            let answer = ws.next(WAIT).await.expect("an answer");
+            if answer["t"] == wanted {
+                return answer["d"].clone();
+            }
+            if answer["t"] == "error" {
+                assert_eq!(answer["d"]["code"], waiting, "{answer}");
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "never got {wanted}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The next error on a socket, past any other message.
+async fn error(ws: &mut Ws) -> String {
+    ws.until_or_none("error", WAIT)
+        .await
+        .map(|error| error["code"].as_str().unwrap().to_owned())
+        .expect("an error")
+}
+
+#[actix_rt::test]
+async fn zero_move_farming_moves_no_rating() {
+    let arena = Arena::start(&[]).await;
+    let (victim, farmer) = (arena.guest().await, arena.guest().await);
+    let game = arena.room(&victim, &farmer, true, None).await;
+    let (mut v, _) = arena.play(&game, &victim).await;
+    let (mut f, _) = arena.play(&game, &farmer).await;
+    // V resigns at ply 0: an abort, not a loss.
+    let over = resign(&mut v, &mut f).await;
+    assert_eq!(
+        (over["result"].as_str(), over["reason"].as_str()),
+        (Some("aborted"), Some("resign"))
+    );
+    // F asks for the next rated game alone: only an offer, no game.
+    f.send(json!({"t": "rematch"})).await;
+    v.until("rematch_offer", WAIT).await;
+    assert!(
+        f.until_or_none("rematch", Duration::from_secs(1))
+            .await
+            .is_none()
+    );
+    assert_eq!(arena.games_between(&farmer).await, 1);
+    let record = arena.status(&game, "aborted").await;
+    assert_eq!(
+        (
+            record["rated"].as_bool(),
+            record["moves"].as_array().map(Vec::len)
+        ),
+        (Some(true), Some(0))
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(arena.rated(&farmer).await, (0, 0), "no rating for F");
+    assert_eq!(arena.rated(&victim).await, (0, 0), "no rating for V");
+    let outbox: i64 = sqlx::query_scalar("SELECT count(*) FROM rating_outbox")
+        .fetch_one(&arena.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(outbox, 0);
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn a_one_sided_rated_rematch_never_starts_and_a_leaver_is_never_seated() {
+    let arena = Arena::start(&[("APP_RECONNECT_SECS", "1")]).await;
+    let (a, victim) = (arena.guest().await, arena.guest().await);
+    let five_minutes = json!({"initial_secs": 300, "increment_secs": 0});
+    let game = arena.room(&a, &victim, true, Some(five_minutes)).await;
+    let (mut sa, _) = arena.play(&game, &a).await;
+    let (mut sv, _) = arena.play(&game, &victim).await;
+    both_move(&mut sa, &mut sv).await;
+    // A real game, really lost: rated once.
+    resign(&mut sv, &mut sa).await;
+    arena.rated_games(&victim, 1).await;
+    // V leaves. A asks for the next rated game: an offer V never sees.
+    drop(sv);
+    sa.send(json!({"t": "rematch"})).await;
+    sa.until("rematch_offer", WAIT).await;
+    // Gone past the reconnect window after the game: V has left the room.
+    let left = sa.until("room_left", WAIT).await;
+    assert_eq!(left["seat"], 1);
+    sa.send(json!({"t": "rematch"})).await;
+    assert_eq!(error(&mut sa).await, "not_allowed");
+    assert_eq!(arena.games_between(&victim).await, 1, "no game made with V");
+    let left_by: Option<uuid::Uuid> = sqlx::query_scalar("SELECT left_by FROM rooms")
+        .fetch_one(&arena.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(left_by.map(|id| id.to_string()), Some(victim.id.clone()));
+    arena.rated_games(&victim, 1).await;
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn a_ranked_player_who_never_comes_aborts_the_game_instead_of_losing() {
+    let arena = Arena::start(&[("APP_FIRST_MOVE_SECS", "2")]).await;
+    let (a, absent) = (arena.guest().await, arena.guest().await);
+    // Both queue for ranked Kalah 3+2 and are paired; one tab dies at once.
+    let mut lobbies = Vec::new();
+    for who in [&a, &absent] {
+        let mut lobby = Ws::open(format!("{}/v1/lobby", arena.base()))
+            .await
+            .unwrap();
+        lobby
+            .send(json!({"t": "auth", "d": {"token": who.token}}))
+            .await;
+        lobby
+            .send(json!({"t": "queue_join", "d": {"variant": "kalah",
+                "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
+            .await;
+        lobbies.push(lobby);
+    }
+    let matched = lobbies[0].until("matched", WAIT).await;
+    assert_eq!(matched["rated"], true);
+    drop(lobbies);
+    let game = matched["game_id"].as_str().unwrap();
+    let (mut ws, _) = arena.play(game, &a).await;
+    if matched["seat"] == 0 {
+        let state = json!({"legal": [1], "ply": 0});
+        let moved = move_once(&mut ws, None, &state).await;
+        assert_eq!(
+            moved["clocks"]["running"],
+            Value::Null,
+            "no clock before both moved"
+        );
+    }
+    let over = ws.until("over", WAIT).await;
+    assert_eq!(
+        (over["result"].as_str(), over["reason"].as_str()),
+        (Some("aborted"), Some("no_start"))
+    );
+    assert_eq!(arena.status(game, "aborted").await["result"], "aborted");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(arena.rated(&absent).await, (0, 0));
+    assert_eq!(arena.rated(&a).await, (0, 0));
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn a_stranger_with_a_game_id_leaves_no_trace() {
+    let arena = Arena::start(&[]).await;
+    let (owner, stranger) = (arena.guest().await, arena.guest().await);
+    // A timed game against the AI, the AI first; the owner has not come yet.
+    let game = request(
+        "POST",
+        format!("{}/v1/ai-games", arena.base()),
+        Some(
+            json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "second",
+                    "time_control": {"initial_secs": 60, "increment_secs": 0}}),
+        ),
+        Some(&owner.token),
+    )
+    .await;
+    let game = game["game_id"].as_str().unwrap().to_owned();
+    // It is in the public live list: the stranger has its id.
+    let (_, live) = call("GET", format!("{}/v1/games/live", arena.base()), None, None).await;
+    assert!(
+        live["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == game.as_str())
+    );
+    let (mut ws, first) = arena.open(&game, &stranger).await;
+    assert_eq!(
+        (first["t"].as_str(), first["d"]["code"].as_str()),
+        (Some("error"), Some("forbidden"))
+    );
+    assert_eq!(
+        ws.close_code(WAIT).await,
+        Some(mancala_proto::error::CLOSE_POLICY)
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let lease: Option<String> = redis::cmd("GET")
+        .arg(arena.stores.redis.key(&format!("lease:game:{game}")))
+        .query_async(&mut arena.stores.redis.connection())
+        .await
+        .unwrap();
+    assert_eq!(lease, None, "no lease");
+    let (epoch, version, plies): (i64, i64, i32) =
+        sqlx::query_as("SELECT epoch, version, plies FROM games WHERE id = $1::uuid")
+            .bind(&game)
+            .fetch_one(&arena.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!((epoch, version, plies), (0, 0, 0), "no epoch, no AI move");
+    // The owner comes: the AI opens, and no clock runs until the owner moved.
+    let (mut ws, _) = arena.play(&game, &owner).await;
+    let mut moved = ws.until("moved", WAIT).await;
+    while moved["turn"] == 0 {
+        moved = ws.until("moved", WAIT).await;
+    }
+    assert_eq!(moved["clocks"]["running"], Value::Null);
+    assert_eq!(moved["clocks"]["remaining_ms"], json!([60_000, 60_000]));
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn an_untimed_rated_game_whose_opponent_never_comes_can_be_ended() {
+    let arena = Arena::start(&[("APP_RECONNECT_SECS", "1"), ("APP_FIRST_MOVE_SECS", "600")]).await;
+    let (a, absent) = (arena.guest().await, arena.guest().await);
+    let game = arena.room(&a, &absent, true, None).await;
+    let (mut ws, _) = arena.play(&game, &a).await;
+    ws.send(json!({"t": "move", "d": {"pit": 1, "ply": 1}}))
+        .await;
+    ws.until("moved", WAIT).await;
+    // Once the countdown for the one who never came has run out, the game
+    // can be ended: an abort, since they never moved.
+    let claim = json!({"t": "claim_victory"});
+    let over = ask_until(&mut ws, claim, "over", "countdown_running").await;
+    assert_eq!(
+        (over["result"].as_str(), over["reason"].as_str()),
+        (Some("aborted"), Some("abandoned"))
+    );
+    assert_eq!(arena.status(&game, "aborted").await["rated"], true);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(arena.rated(&absent).await, (0, 0));
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn an_undo_to_the_start_does_not_abort_a_played_game() {
+    let arena = Arena::start(&[("APP_FIRST_MOVE_SECS", "1")]).await;
+    let human = arena.guest().await;
+    let game = request(
+        "POST",
+        format!("{}/v1/ai-games", arena.base()),
+        Some(json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"})),
+        Some(&human.token),
+    )
+    .await;
+    let game = game["game_id"].as_str().unwrap().to_owned();
+    let (mut ws, _) = arena.play(&game, &human).await;
+    ws.send(json!({"t": "move", "d": {"pit": 1, "ply": 1}}))
+        .await;
+    ws.until("moved", WAIT).await;
+    let mut reply = ws.until("moved", WAIT).await;
+    while reply["turn"] == 1 {
+        reply = ws.until("moved", WAIT).await;
+    }
+    // Older than the first-move window, taken back to ply 0.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    ws.send(json!({"t": "undo"})).await;
+    assert_eq!(ws.until("undone", WAIT).await["ply"], 0);
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    assert_eq!(
+        arena.record(&game).await["status"],
+        "live",
+        "a played game is not aborted"
+    );
+    ws.send(json!({"t": "resign"})).await;
+    assert_eq!(ws.until("over", WAIT).await["result"], "p1");
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn a_replaced_player_can_only_watch() {
+    let arena = Arena::start(&[("APP_RECONNECT_SECS", "1")]).await;
+    let (a, absent) = (arena.guest().await, arena.guest().await);
+    let game = arena.room(&a, &absent, true, None).await;
+    let (mut sa, _) = arena.play(&game, &a).await;
+    let (mut sb, _) = arena.play(&game, &absent).await;
+    both_move(&mut sa, &mut sb).await;
+    drop(sb);
+    while sa.until("presence", WAIT).await["connected"] != false {}
+    // After the countdown, A has the AI take the absent seat.
+    let take = json!({"t": "continue_vs_ai"});
+    ask_until(&mut sa, take, "taken_over", "countdown_running").await;
+    // The absent player comes back: a watcher of the game the AI plays.
+    let (mut back, state) = arena.play(&game, &absent).await;
+    assert_eq!(state["you"], Value::Null, "{state}");
+    assert!(state["seats"][1]["ai"].is_string());
+    for attempt in [
+        json!({"t": "resign"}),
+        json!({"t": "move", "d": {"pit": 1, "ply": 3}}),
+        json!({"t": "rematch"}),
+        json!({"t": "undo"}),
+    ] {
+        back.send(attempt).await;
+        assert_eq!(error(&mut back).await, "not_allowed");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let record = arena.record(&game).await;
+    assert_eq!(
+        (record["status"].as_str(), record["rated"].as_bool()),
+        (Some("live"), Some(false))
+    );
+    arena.stores.cleanup().await.unwrap();
+}
+
+#[actix_rt::test]
+async fn the_pair_limit_makes_further_rated_games_casual() {
+    let arena = Arena::start(&[("APP_RATED_PAIR_LIMIT", "2")]).await;
+    let (a, b) = (arena.guest().await, arena.guest().await);
+    let mut game = arena.room(&a, &b, true, None).await;
+    let mut first_is_a = true;
+    for index in 0..3 {
+        let (mut sa, state) = arena.play(&game, &a).await;
+        let (mut sb, _) = arena.play(&game, &b).await;
+        let expected_rated = index < 2;
+        assert_eq!(state["rated"], expected_rated, "game {index}: {state}");
+        if !expected_rated {
+            assert_eq!(state["casual_reason"], "pair_limit");
+        }
+        let (first, second) = if first_is_a {
+            (&mut sa, &mut sb)
+        } else {
+            (&mut sb, &mut sa)
+        };
+        both_move(first, second).await;
+        resign(first, second).await;
+        // Both agree to the next game of the rated room.
+        sa.send(json!({"t": "rematch"})).await;
+        sb.until("rematch_offer", WAIT).await;
+        sb.send(json!({"t": "rematch"})).await;
+        game = sa.until("rematch", WAIT).await["game_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        first_is_a = !first_is_a;
+    }
+    arena.rated_games(&a, 2).await;
+    arena.rated_games(&b, 2).await;
+    arena.stores.cleanup().await.unwrap();
+}
