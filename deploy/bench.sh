@@ -9,8 +9,12 @@
 #   watchers  one game followed by 5,000 watchers
 #   idle      19,000 idle sockets, weighed in server memory (this machine's
 #             hard limit is 20,000 open files per process)
+#   abuse     (arena only) one hostile guest's attacks, each beside a probe
+#             player whose move round trip is measured against the run's
+#             baseline; ARENA_BIN=path runs another build (the one before)
 # Writes tests/bench/results/<deployment>-<profile>.json and
-# tests/bench/results/summary.md (a Markdown table).
+# tests/bench/results/summary.md (a Markdown table); abuse writes
+# tests/bench/results/abuse/<label>.{json,md}.
 # Usage: deploy/bench.sh [PROFILE ...] (default: games light watchers idle)
 #        DEPLOYMENTS="arena split" DURATION=30 THINK_MS=300 GAMES=1000
 set -euo pipefail
@@ -63,7 +67,7 @@ start() {
   fresh
   case $1 in
     arena)
-      "$bin/arena" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)
+      "${ARENA_BIN:-$bin/arena}" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)
       ready 18080
       base=http://127.0.0.1:18080 games_bases=$base
       ;;
@@ -85,6 +89,7 @@ start() {
 
 for deployment in ${DEPLOYMENTS:-arena split}; do
   for profile in "$@"; do
+    [ "$profile" = abuse ] && [ "$deployment" != arena ] && continue
     echo "== $deployment: $profile"
     start "$deployment"
     common=(--base "$base" --games "$games_bases" --server-pids "$server_pids"
@@ -98,6 +103,9 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
       watchers) "$bin/loadgen" "${common[@]}" --players 2 --ramp-secs 0 --watchers 5000 --watch-one --watcher-threads 2 \
         --think-ms "$think" --games-per-player 100 ;;
       idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
+      abuse) mkdir -p "$results/abuse"
+        "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
+          --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ;;
       *) echo "unknown profile $profile" >&2; exit 2 ;;
     esac
     stop

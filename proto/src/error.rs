@@ -26,6 +26,7 @@ pub enum ErrorCode {
     AlreadyRegistered,
     NotFound,
     MethodNotAllowed,
+    RequestTimeout,
     RateLimited,
     PitOutOfRange,
     EmptyPit,
@@ -67,7 +68,7 @@ pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 26] = [
+    pub const ALL: [ErrorCode; 27] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -81,6 +82,7 @@ impl ErrorCode {
         ErrorCode::AlreadyRegistered,
         ErrorCode::NotFound,
         ErrorCode::MethodNotAllowed,
+        ErrorCode::RequestTimeout,
         ErrorCode::RateLimited,
         ErrorCode::PitOutOfRange,
         ErrorCode::EmptyPit,
@@ -112,6 +114,7 @@ impl ErrorCode {
             ErrorCode::AlreadyRegistered => "already_registered",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::RateLimited => "rate_limited",
             ErrorCode::PitOutOfRange => "pit_out_of_range",
             ErrorCode::EmptyPit => "empty_pit",
@@ -139,6 +142,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::RequestTimeout => 408,
             ErrorCode::UsernameTaken
             | ErrorCode::AlreadyRegistered
             | ErrorCode::GameOver
@@ -194,6 +198,7 @@ impl ErrorCode {
             }
             ErrorCode::NotFound => "No such resource.",
             ErrorCode::MethodNotAllowed => "The resource exists, but not for this HTTP method.",
+            ErrorCode::RequestTimeout => "The request's body did not arrive in time.",
             ErrorCode::RateLimited => {
                 "Too many requests; retry after the Retry-After header's seconds."
             }

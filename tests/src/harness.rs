@@ -20,6 +20,11 @@ pub struct Service {
 }
 
 impl Service {
+    /// The process id, for reading its memory and CPU.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn kill(&mut self) {
         // SIGKILL: no drain, no lease handed over.
         let _ = self.child.kill();
@@ -67,11 +72,27 @@ pub fn client() -> awc::Client {
 
 /// Starts a service binary on `port` and waits until it is ready.
 pub async fn start(name: &str, port: u16, env: &[(&str, String)]) -> Service {
+    start_with(name, port, env, Stdio::inherit()).await
+}
+
+/// [`start`], its log lines (standard error) written to `log`.
+pub async fn start_logged(
+    name: &str,
+    port: u16,
+    env: &[(&str, String)],
+    log: &std::path::Path,
+) -> Service {
+    let file = std::fs::File::create(log).unwrap();
+    start_with(name, port, env, Stdio::from(file)).await
+}
+
+async fn start_with(name: &str, port: u16, env: &[(&str, String)], stderr: Stdio) -> Service {
     let base = format!("http://127.0.0.1:{port}");
     let child = Command::new(binary(name))
         .args(["--bind", &format!("127.0.0.1:{port}")])
         .envs(env.iter().map(|(key, value)| (*key, value.as_str())))
         .stdout(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let service = Service { child, base };

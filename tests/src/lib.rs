@@ -2,6 +2,7 @@
 //! client of the platform's HTTP API and game sockets, and a harness that
 //! runs the service binaries as processes.
 
+pub mod abuse;
 pub mod client;
 pub mod harness;
 pub mod report;

@@ -32,12 +32,36 @@ impl AnyAi {
         Ok(AnyAi { inner })
     }
 
+    /// Whether `level` plays games of `variant` (only Kalah is solved, so
+    /// only Kalah has `Perfect`), without making an AI.
+    pub fn offers(variant: Variant, level: Level) -> bool {
+        level != Level::Perfect || matches!(variant, Variant::Kalah(_))
+    }
+
     /// The level.
     pub fn level(&self) -> Level {
         match &self.inner {
             Inner::Kalah(ai) => ai.level(),
             Inner::Oware(ai) => ai.level(),
             Inner::Mangala(ai) => ai.level(),
+        }
+    }
+
+    /// See [`Ai::reseed`].
+    pub fn reseed(&mut self, seed: u64) {
+        match &mut self.inner {
+            Inner::Kalah(ai) => ai.reseed(seed),
+            Inner::Oware(ai) => ai.reseed(seed),
+            Inner::Mangala(ai) => ai.reseed(seed),
+        }
+    }
+
+    /// See [`Ai::bytes`].
+    pub fn bytes(&self) -> usize {
+        match &self.inner {
+            Inner::Kalah(ai) => ai.bytes(),
+            Inner::Oware(ai) => ai.bytes(),
+            Inner::Mangala(ai) => ai.bytes(),
         }
     }
 }

@@ -169,6 +169,17 @@ impl<P: Evaluate> Ai<P> {
         self.level
     }
 
+    /// Draws the next choices from `seed`, as if new: an AI reused for
+    /// another game (its tables warm) chooses as that game's seed says.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
+    /// Bytes held by its tables (the solver's once it has been used).
+    pub fn bytes(&self) -> usize {
+        self.searcher.table_bytes() + self.solver.bytes()
+    }
+
     fn fallible_choice(
         &mut self,
         game: &Game<P>,
@@ -249,6 +260,29 @@ mod tests {
             assert_eq!(level.name().parse::<Level>(), Ok(level));
         }
         assert!("grandmaster".parse::<Level>().is_err());
+    }
+
+    #[test]
+    fn a_reseeded_ai_chooses_as_a_fresh_one() {
+        let start = Game::new(Kalah::default());
+        let mut played = Game::new(Kalah::default());
+        played.play(Pit::new(1).unwrap()).unwrap();
+        for level in [Level::Beginner, Level::Intermediate] {
+            let budget = level.default_budget();
+            let mut used = Ai::<Kalah>::new(level, 1).unwrap();
+            used.choose(&played, &budget);
+            used.reseed(99);
+            let mut fresh = Ai::<Kalah>::new(level, 99).unwrap();
+            for _ in 0..5 {
+                assert_eq!(
+                    used.choose(&start, &budget).map(|d| d.pit),
+                    fresh.choose(&start, &budget).map(|d| d.pit),
+                    "{level}"
+                );
+            }
+        }
+        let ai = Ai::<Kalah>::new(Level::Advanced, 1).unwrap();
+        assert_eq!(ai.bytes(), 4 << 20);
     }
 
     #[test]

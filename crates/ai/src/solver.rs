@@ -179,6 +179,11 @@ impl Solver {
         }
     }
 
+    /// Bytes held by the transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.table.slots.len() * std::mem::size_of::<[u64; 3]>()
+    }
+
     /// This solver, answering positions with few stones left from an
     /// endgame table instead of searching them.
     #[must_use]
@@ -425,6 +430,11 @@ pub struct SolverCache {
 impl SolverCache {
     /// Table memory of a playing `Perfect` AI.
     pub const TABLE_BYTES: usize = 24 << 20;
+
+    /// Bytes held: nothing until the first proof is tried.
+    pub fn bytes(&self) -> usize {
+        self.solver.as_ref().map_or(0, Solver::table_bytes)
+    }
 
     pub(crate) fn solver(&mut self) -> &mut Solver {
         self.solver

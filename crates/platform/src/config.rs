@@ -48,6 +48,10 @@ pub struct Settings {
     /// `APP_JWT_PUBLIC_KEY`: base64url Ed25519 public key; the other services
     /// verify with it.
     pub jwt_public_key: Option<String>,
+    /// `APP_HTTP_BODY_TIMEOUT_SECS` (10) and `APP_HTTP_REQUESTS_PER_ADDRESS`
+    /// (64, 0 for none): how long a body may take, and how many requests
+    /// one address may have in flight.
+    pub http: crate::guard::HttpLimits,
 }
 
 /// A setting that could not be read. Never holds the value itself, which
@@ -117,6 +121,14 @@ impl Settings {
                 .get("APP_JWT_PRIVATE_KEY")
                 .map(|key| SecretString::from(key.clone())),
             jwt_public_key: vars.get("APP_JWT_PUBLIC_KEY").cloned(),
+            http: crate::guard::HttpLimits {
+                body_timeout: seconds("APP_HTTP_BODY_TIMEOUT_SECS", 10)?
+                    .max(Duration::from_secs(1)),
+                requests_per_address: parse(
+                    "APP_HTTP_REQUESTS_PER_ADDRESS",
+                    &text("APP_HTTP_REQUESTS_PER_ADDRESS", "64"),
+                )?,
+            },
         })
     }
 }

@@ -128,6 +128,9 @@ pub fn json_config() -> web::JsonConfig {
                 JsonPayloadError::Deserialize(inner) => {
                     ApiError::new(ErrorCode::MalformedJson, inner.to_string())
                 }
+                JsonPayloadError::Payload(payload) if crate::guard::is_body_timeout(payload) => {
+                    ApiError::new(ErrorCode::RequestTimeout, "the body did not arrive in time")
+                }
                 JsonPayloadError::ContentType => ApiError::new(
                     ErrorCode::MalformedJson,
                     "the body must be application/json",

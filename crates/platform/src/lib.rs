@@ -8,12 +8,14 @@ pub mod auth;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod guard;
 pub mod http;
 pub mod jwt;
 pub mod password;
 pub mod pubsub;
 pub mod ratelimit;
 pub mod server;
+pub mod sockets;
 pub mod stores;
 pub mod telemetry;
 #[cfg(feature = "testing")]

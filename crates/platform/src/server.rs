@@ -9,6 +9,7 @@ use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 
+use crate::guard::{Guards, HttpLimits};
 use crate::http::{Readiness, configure_health, json_config, not_found, path_config, query_config};
 use crate::telemetry::{
     configure_metrics, expose_request_id, install_metrics, record_http_metrics, request_tracing,
@@ -63,13 +64,19 @@ pub struct Bound {
 }
 
 /// Binds `bind` (port 0 picks a free port) and builds the server: request
-/// ids and tracing, HTTP metrics, the JSON body rules, `/healthz`,
+/// ids and tracing, HTTP metrics, the request guards (`guard`: NUL bytes,
+/// body deadline, requests per address), the JSON body rules, `/healthz`,
 /// `/readyz`, `/metrics`, and the service's own routes from `routes`.
-pub fn serve<F>(bind: SocketAddr, readiness: Readiness, routes: F) -> Result<Bound, StartError>
+pub fn serve<F>(
+    bind: SocketAddr,
+    readiness: Readiness,
+    limits: HttpLimits,
+    routes: F,
+) -> Result<Bound, StartError>
 where
     F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
 {
-    serve_on(TcpListener::bind(bind)?, readiness, routes)
+    serve_on(TcpListener::bind(bind)?, readiness, limits, routes)
 }
 
 /// [`serve`] on a listener already bound (a service that must know its
@@ -77,6 +84,7 @@ where
 pub fn serve_on<F>(
     listener: TcpListener,
     readiness: Readiness,
+    limits: HttpLimits,
     routes: F,
 ) -> Result<Bound, StartError>
 where
@@ -84,10 +92,15 @@ where
 {
     let address = listener.local_addr()?;
     let metrics = install_metrics();
+    let guards = Guards::new(limits);
     let server = HttpServer::new(move || {
         let readiness = readiness.clone();
         let metrics = metrics.clone();
+        let guards = guards.clone();
         App::new()
+            .wrap(from_fn(move |request, next| {
+                guards.clone().check(request, next)
+            }))
             .wrap(from_fn(record_http_metrics))
             .wrap(from_fn(expose_request_id))
             .wrap(request_tracing())

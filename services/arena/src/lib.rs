@@ -47,6 +47,7 @@ impl Arena {
             settings.shared.jwt_private_key = Some(mancala_platform::jwt::random_seed());
         }
         let shared = &settings.shared;
+        let http = shared.http;
         let postgres = connect_postgres(&shared.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&shared.redis_url, &shared.redis_prefix).await?;
@@ -79,12 +80,17 @@ impl Arena {
             tracing::warn!(dir = %settings.web_dir.display(), "no web client here (APP_WEB_DIR)");
         }
         let routes = (matchmaking, game_room.clone(), rating, settings.web_dir);
-        let bound = serve_on(listener, Readiness { postgres, redis }, move |config| {
-            routes.0.configure(config);
-            routes.1.configure(config);
-            routes.2.configure(config);
-            web::configure(config, &routes.3);
-        })?;
+        let bound = serve_on(
+            listener,
+            Readiness { postgres, redis },
+            http,
+            move |config| {
+                routes.0.configure(config);
+                routes.1.configure(config);
+                routes.2.configure(config);
+                web::configure(config, &routes.3);
+            },
+        )?;
         Ok(Arena { bound, game_room })
     }
 

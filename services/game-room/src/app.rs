@@ -11,6 +11,7 @@ use mancala_platform::{
 };
 use sqlx::PgPool;
 
+use crate::ai::{AiPool, PoolSettings};
 use crate::config::RoomSettings;
 use crate::game::Rooms;
 use crate::game::actor::Deps;
@@ -40,12 +41,20 @@ impl GameRoom {
         let hub = Hub::start(redis.clone(), room_settings.instance.clone());
         let public_url = room_settings.public_url.clone();
         let internal_token = InternalToken(room_settings.internal_token.clone());
+        let ai = AiPool::new(PoolSettings {
+            workers: room_settings.ai_workers,
+            deadline: room_settings.ai_deadline,
+            queue_wait: room_settings.ai_queue_wait,
+            idle_bytes: room_settings.ai_idle_bytes,
+        });
         let deps = Deps {
             postgres,
             redis,
             hub,
             clock: clock.clone(),
             settings: Arc::new(room_settings),
+            ai,
+            snapshots: Default::default(),
         };
         let rooms = Rooms::new(deps);
         rooms.spawn_room_sweeper();
@@ -104,7 +113,7 @@ impl Application {
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };
-        let bound = serve_on(listener, readiness, move |config| {
+        let bound = serve_on(listener, readiness, settings.http, move |config| {
             routes.configure(config);
             config.configure(crate::openapi::configure);
         })?;

@@ -57,11 +57,26 @@ pub struct RoomSettings {
     pub room_life: Duration,
     /// `APP_ROOM_SWEEP_MS`: how often expired rooms are looked for.
     pub room_sweep: Duration,
-    /// `APP_AI_DEADLINE_MS`: the most an AI move may think.
+    /// `APP_AI_DEADLINE_MS`: the most an AI move may take, its wait for a
+    /// worker included.
     pub ai_deadline: Duration,
+    /// `APP_AI_WORKERS`: AI searches that run at once in this process.
+    /// Default: the number of cores.
+    pub ai_workers: usize,
+    /// `APP_AI_QUEUE_WAIT_MS`: an AI move that waited longer than this for
+    /// a worker searches on an eighth of its budget.
+    pub ai_queue_wait: Duration,
+    /// `APP_AI_IDLE_MB`: memory kept in idle AI engines (their tables)
+    /// for the next searches; beyond it the least recently used are freed.
+    pub ai_idle_bytes: usize,
     /// `APP_RATED_PAIR_LIMIT`: rated games between the same two players
     /// that count within 24 hours; further ones are made casual.
     pub rated_pair_limit: u32,
+    /// `APP_LIMIT_SOCKETS_PER_PLAYER`: lobby and game sockets one player
+    /// may have open, over every service (0: no limit).
+    pub sockets_per_player: u32,
+    /// `APP_LIMIT_UNDOS_PER_PLAYER`: undos one player may ask per window.
+    pub undos: mancala_platform::ratelimit::Limit,
 }
 
 impl RoomSettings {
@@ -121,11 +136,30 @@ impl RoomSettings {
             room_life: Duration::from_secs(number("APP_ROOM_LIFE_SECS", 24 * 3600)?),
             room_sweep: Duration::from_millis(number("APP_ROOM_SWEEP_MS", 30_000)?.max(1)),
             ai_deadline: Duration::from_millis(number("APP_AI_DEADLINE_MS", 2_000)?.max(1)),
+            ai_workers: number(
+                "APP_AI_WORKERS",
+                std::thread::available_parallelism().map_or(2, |cores| cores.get() as u64),
+            )?
+            .clamp(1, 1024) as usize,
+            ai_queue_wait: Duration::from_millis(number("APP_AI_QUEUE_WAIT_MS", 300)?),
+            ai_idle_bytes: (number("APP_AI_IDLE_MB", 96)?.min(1 << 20) as usize) << 20,
             rated_pair_limit: number(
                 "APP_RATED_PAIR_LIMIT",
                 u64::from(crate::game::ranked::DEFAULT_RATED_PAIR_LIMIT),
             )?
             .min(u64::from(u32::MAX)) as u32,
+            sockets_per_player: number("APP_LIMIT_SOCKETS_PER_PLAYER", 20)?.min(u64::from(u32::MAX))
+                as u32,
+            undos: match vars.get("APP_LIMIT_UNDOS_PER_PLAYER") {
+                None => mancala_platform::ratelimit::Limit {
+                    max: 30,
+                    window_seconds: 60,
+                },
+                Some(text) => text.parse().map_err(|reason| ConfigError {
+                    name: "APP_LIMIT_UNDOS_PER_PLAYER",
+                    reason,
+                })?,
+            },
         })
     }
 }

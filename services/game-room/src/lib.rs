@@ -4,6 +4,7 @@
 //! can host any game (under a Redis lease) and anyone can watch from any
 //! instance (events relayed through Redis pub/sub).
 
+pub mod ai;
 pub mod app;
 pub mod config;
 pub mod game;

@@ -174,10 +174,19 @@ impl GameRow {
     }
 }
 
-/// Parses a history cursor made by [`GameRow::cursor`].
+/// The latest time a cursor may name (µs since 1970: the end of year
+/// 9999); Postgres's timestamps end not far beyond, and a cursor past them
+/// would fail in SQL.
+const LAST_CURSOR_MICROS: i64 = 253_402_300_799_999_999;
+
+/// Parses a history cursor made by [`GameRow::cursor`]; `None` for one no
+/// game could have made.
 pub fn parse_cursor(text: &str) -> Option<(i64, Uuid)> {
     let (micros, id) = text.split_once('_')?;
-    Some((micros.parse().ok()?, Uuid::parse_str(id).ok()?))
+    let micros: i64 = micros.parse().ok()?;
+    (0..=LAST_CURSOR_MICROS)
+        .contains(&micros)
+        .then_some((micros, Uuid::parse_str(id).ok()?))
 }
 
 /// A game to create.

@@ -168,7 +168,7 @@ impl Application {
         service.spawn_housekeeping();
         service.spawn_pairers();
         let readiness = Readiness { postgres, redis };
-        let bound = serve(settings.bind, readiness, move |config| {
+        let bound = serve(settings.bind, readiness, settings.http, move |config| {
             service.configure(config);
         })?;
         Ok(Application { bound })

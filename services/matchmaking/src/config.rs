@@ -119,6 +119,25 @@ pub struct MatchSettings {
     /// `APP_ALLOWED_ORIGINS`: origins besides the server's own host whose
     /// pages may open the lobby socket.
     pub allowed_origins: Vec<String>,
+    /// What one player may hold or do; defaults a real player never meets.
+    pub player_limits: PlayerLimits,
+}
+
+/// Per-player limits, counted across instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerLimits {
+    /// `APP_LIMIT_GAMES_PER_PLAYER`: games against the AI, hotseat games
+    /// and invites one player may make per window (`30/60`).
+    pub games: Limit,
+    /// `APP_LIMIT_ACTIVE_CASUAL_GAMES`: games against the AI and hotseat
+    /// games one player may have going at once (10); a game with no move
+    /// for ten minutes no longer counts.
+    pub active_casual_games: u32,
+    /// `APP_LIMIT_OPEN_INVITES`: invites one player may have waiting (10).
+    pub open_invites: u32,
+    /// `APP_LIMIT_SOCKETS_PER_PLAYER`: lobby and game sockets one player may
+    /// have open, over every service (20; 0 for none).
+    pub sockets: u32,
 }
 
 impl MatchSettings {
@@ -184,6 +203,23 @@ impl MatchSettings {
             allowed_origins: mancala_platform::http::allowed_origins(
                 vars.get("APP_ALLOWED_ORIGINS"),
             ),
+            player_limits: PlayerLimits {
+                games: match vars.get("APP_LIMIT_GAMES_PER_PLAYER") {
+                    None => Limit {
+                        max: 30,
+                        window_seconds: 60,
+                    },
+                    Some(text) => text.parse().map_err(|reason| ConfigError {
+                        name: "APP_LIMIT_GAMES_PER_PLAYER",
+                        reason,
+                    })?,
+                },
+                active_casual_games: number("APP_LIMIT_ACTIVE_CASUAL_GAMES", 10)?
+                    .min(u64::from(u32::MAX)) as u32,
+                open_invites: number("APP_LIMIT_OPEN_INVITES", 10)?.min(u64::from(u32::MAX)) as u32,
+                sockets: number("APP_LIMIT_SOCKETS_PER_PLAYER", 20)?.min(u64::from(u32::MAX))
+                    as u32,
+            },
         })
     }
 }

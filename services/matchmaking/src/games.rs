@@ -9,8 +9,8 @@ use mancala_proto::lobby::{AiGameRequest, HotseatRequest, LobbyStats, NewGameAns
 use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::Variant;
 
-use crate::lobby;
 use crate::queue::pairer::QueueDeps;
+use crate::{limits, lobby};
 
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
@@ -40,6 +40,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
 pub(crate) async fn ai_game(
@@ -49,6 +50,7 @@ pub(crate) async fn ai_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let variant = playable(body.variant)?;
+    limits::new_casual_game(&deps, caller.player_id).await?;
     let level: Level = body
         .level
         .parse()
@@ -86,6 +88,7 @@ pub(crate) async fn ai_game(
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
 pub(crate) async fn hotseat_game(
@@ -95,6 +98,7 @@ pub(crate) async fn hotseat_game(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     playable(body.variant)?;
+    limits::new_casual_game(&deps, caller.player_id).await?;
     let seat = || SeatRequest::Player {
         id: caller.player_id,
         rating: None,

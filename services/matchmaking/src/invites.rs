@@ -39,6 +39,7 @@ fn url(deps: &QueueDeps, code: &str) -> String {
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
         (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
 pub(crate) async fn create(
@@ -56,6 +57,7 @@ pub(crate) async fn create(
             "this board is for analysis only",
         ));
     }
+    crate::limits::new_invite(&deps, caller.player_id).await?;
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|_| ApiError::internal())?;
     let code = URL_SAFE_NO_PAD.encode(bytes);
@@ -81,7 +83,20 @@ pub(crate) async fn create(
     Ok(HttpResponse::Created().json(invite))
 }
 
+/// Whether `code` could be an invite's: 16 random bytes in unpadded
+/// base64url. Anything else is not looked up (it could hold bytes
+/// Postgres refuses).
+fn well_formed(code: &str) -> bool {
+    code.len() == 22
+        && code
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+}
+
 async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
+    if !well_formed(code) {
+        return Err(ApiError::new(ErrorCode::NotFound, "no such invite"));
+    }
     let row = sqlx::query!(
         r#"SELECT i.code, i.creator, p.display_name, i.variant, i.clock_initial_secs,
                   i.clock_increment_secs, i.rated, i.game_id,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod gameroom;
 pub mod games;
 pub mod invites;
+pub mod limits;
 pub mod lobby;
 pub mod openapi;
 pub mod queue;

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+use mancala_platform::sockets::{self, SocketSlot};
 use mancala_platform::{ApiError, Authenticator, Redis};
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
 use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, LobbyStats, QueueStatus};
@@ -91,10 +92,14 @@ pub async fn lobby(
             session,
             deps,
             player: None,
+            slot: None,
             credits: BURST,
             credited_at: 0,
         };
         lobby.run(stream, authenticator).await;
+        if let Some(slot) = lobby.slot.take() {
+            slot.release().await;
+        }
     });
     Ok(response)
 }
@@ -103,6 +108,8 @@ struct Lobby {
     session: actix_ws::Session,
     deps: QueueDeps,
     player: Option<Uuid>,
+    /// Its place among the player's open sockets.
+    slot: Option<SocketSlot>,
     credits: f64,
     credited_at: u64,
 }
@@ -214,6 +221,14 @@ impl Lobby {
                     match (self.player, message) {
                         (None, LobbyClientMessage::Auth { token }) => match authenticator.player(&token) {
                             Ok(player) => {
+                                let limit = self.deps.settings.player_limits.sockets;
+                                let now = self.deps.clock.now_millis();
+                                let Some(slot) = sockets::claim(&self.deps.redis, &player.to_string(), limit, now).await else {
+                                    self.error(ErrorCode::RateLimited, "too many sockets open for this player").await;
+                                    self.close(CLOSE_POLICY, "too many sockets").await;
+                                    break;
+                                };
+                                self.slot = Some(slot);
                                 self.player = Some(player);
                                 subscription = Some(self.deps.pubsub.subscribe(&player_channel(player)).await);
                                 self.keep_alive(player).await;
@@ -266,6 +281,9 @@ impl Lobby {
                         continue;
                     };
                     self.keep_alive(player).await;
+                    if let Some(slot) = self.slot.as_mut() {
+                        slot.renew(now).await;
+                    }
                     self.statuses(player).await;
                     if now.saturating_sub(last_stats) >= self.deps.settings.stats_every.as_millis() as u64 {
                         last_stats = now;

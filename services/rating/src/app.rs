@@ -104,6 +104,7 @@ impl Application {
         let bound = serve(
             settings.bind,
             Readiness { postgres, redis },
+            settings.http,
             move |config| {
                 routes.configure(config);
             },

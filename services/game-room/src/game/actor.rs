@@ -9,11 +9,10 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytestring::ByteString;
-use mancala_ai::{AnyAi, Level, Player};
-use mancala_platform::{Clock, Redis};
+use mancala_ai::{AnyAi, Level};
+use mancala_platform::{Clock, Redis, ratelimit};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
 use mancala_proto::game::{EndReason, GameResult, Over, ServerMessage};
@@ -24,6 +23,7 @@ use uuid::Uuid;
 use super::live::{LiveGame, MoveDecision, PlannedMove, Refusal};
 use super::rematch;
 use super::rooms::{Lease, Rooms};
+use crate::ai::{self, AiPool, Cancel};
 use crate::config::RoomSettings;
 use crate::hub::Hub;
 use crate::store;
@@ -45,6 +45,10 @@ pub struct Deps {
     pub hub: Hub,
     pub clock: Clock,
     pub settings: Arc<RoomSettings>,
+    /// The process's AI workers.
+    pub ai: AiPool,
+    /// Watchers' snapshots, shared by every watch socket of the process.
+    pub snapshots: crate::ws::snapshots::Snapshots,
 }
 
 /// What a game's sockets receive from its task.
@@ -112,7 +116,6 @@ enum Command {
         version: u64,
         seat: u8,
         pit: Option<u8>,
-        ai: Box<AnyAi>,
     },
     Drain {
         done: oneshot::Sender<()>,
@@ -215,10 +218,9 @@ struct Actor {
     room_left: bool,
     /// A standing rematch offer, by seat.
     rematch_offer: Option<u8>,
-    /// Each AI seat's player, kept between moves (its tables stay warm).
-    ai: [Option<Box<AnyAi>>; 2],
-    /// The version an AI is thinking about, if one is.
-    thinking: Option<u64>,
+    /// The AI search under way, if one is: at most one per game. Its
+    /// reply names the version it answers, and is dropped for any other.
+    thinking: Option<Cancel>,
     /// When the game's room closes at the latest (ms).
     room_closes: Option<u64>,
 }
@@ -254,7 +256,6 @@ pub fn spawn(
         absent_since: [absent, absent],
         room_left: false,
         rematch_offer: None,
-        ai: [None, None],
         thinking: None,
         room_closes,
     };
@@ -308,6 +309,7 @@ impl Actor {
             }
         };
         let _ = self.events.send(Outbound::Close(stop.0, stop.1));
+        self.stop_thinking();
         inbox.close();
         lease.release(&self.deps.redis).await;
     }
@@ -550,13 +552,7 @@ impl Actor {
             Command::Sync { since, you, reply } => {
                 let _ = reply.send(self.since(since, you));
             }
-            Command::Thought {
-                version,
-                seat,
-                pit,
-                ai,
-            } => {
-                self.ai[seat as usize % 2] = Some(ai);
+            Command::Thought { version, seat, pit } => {
                 self.thinking = None;
                 if let Some(pit) = pit
                     && version == self.live.version()
@@ -812,6 +808,7 @@ impl Actor {
             }
         }
         self.live.finish(over);
+        self.stop_thinking();
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
             .await;
         self.wake_ratings().await;
@@ -833,6 +830,9 @@ impl Actor {
             Ok(ply) => ply,
             Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
         };
+        if let Some(refused) = self.undo_limited(seats).await {
+            return Ok(vec![refused]);
+        }
         let version = self.live.version() + 1;
         let now = self.now();
         let stored = async {
@@ -855,8 +855,9 @@ impl Actor {
                 )]);
             }
         }
-        // An AI reply being computed is for a position that is gone.
-        self.thinking = None;
+        // An AI reply being computed is for a position that is gone: stop
+        // it. The next search starts once it has returned (one per game).
+        self.stop_thinking();
         let undone = self.live.apply_undo(ply, now);
         let version = undone.version;
         self.emit(&ServerMessage::Undone(undone), Some((version, None)))
@@ -976,8 +977,8 @@ impl Actor {
         }
     }
 
-    /// Asks the AI for a move when an AI seat is to move: on the blocking
-    /// pool, with a deadline, never on this task.
+    /// Asks the AI for a move when an AI seat is to move: from the
+    /// process's pool, which runs it off the runtime, under its deadline.
     fn think(&mut self) {
         let Some(seat) = self.live.turn() else {
             return;
@@ -986,59 +987,61 @@ impl Actor {
         if !info.is_ai(seat) || self.thinking.is_some() {
             return;
         }
+        let level = info.seats[seat as usize]
+            .ai
+            .as_deref()
+            .and_then(|name| name.parse::<Level>().ok())
+            .filter(|level| AnyAi::offers(info.variant, *level))
+            .unwrap_or(Level::Advanced);
         let version = self.live.version();
-        let ai = match self.ai[seat as usize].take() {
-            Some(ai) => ai,
-            None => {
-                let level = info.seats[seat as usize]
-                    .ai
-                    .as_deref()
-                    .and_then(|name| name.parse::<Level>().ok())
-                    .unwrap_or(Level::Advanced);
-                let seed = self.live.id().as_u64_pair().0 ^ u64::from(seat);
-                match AnyAi::new(info.variant, level, seed)
-                    .or_else(|_| AnyAi::new(info.variant, Level::Advanced, seed))
-                {
-                    Ok(ai) => Box::new(ai),
-                    Err(error) => {
-                        tracing::error!(%error, "no AI for this game");
-                        return;
-                    }
-                }
-            }
+        // The same game, seat and ply choose alike, on any host.
+        let seed =
+            self.live.id().as_u64_pair().0 ^ u64::from(seat) ^ u64::from(self.live.ply()) << 8;
+        let request = ai::Request {
+            game: self.live.rules_game().clone(),
+            variant: info.variant,
+            level,
+            seed,
         };
-        self.thinking = Some(version);
-        let game = self.live.rules_game().clone();
         let own = self.own.clone();
-        let deadline = self.deps.settings.ai_deadline;
-        tokio::spawn(async move {
-            let stop = Arc::new(AtomicBool::new(false));
-            let timer = {
-                let stop = stop.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(deadline).await;
-                    stop.store(true, Ordering::Relaxed);
-                })
+        let cancel = self.deps.ai.think(request, move |outcome| async move {
+            let pit = match outcome {
+                ai::Outcome::Move { pit, .. } => Some(pit),
+                ai::Outcome::Nothing => None,
             };
-            let searched = tokio::task::spawn_blocking(move || {
-                let mut ai = ai;
-                let budget = ai.level().default_budget().with_stop(stop);
-                let pit = ai.choose(&game, &budget).map(|decision| decision.pit.get());
-                (ai, pit)
-            })
-            .await;
-            timer.abort();
-            if let Ok((ai, pit)) = searched {
-                let _ = own
-                    .send(Command::Thought {
-                        version,
-                        seat,
-                        pit,
-                        ai,
-                    })
-                    .await;
-            }
+            // The game may have unloaded meanwhile: nobody to tell.
+            let _ = own.send(Command::Thought { version, seat, pit }).await;
         });
+        self.thinking = Some(cancel);
+    }
+
+    /// The refusal when the player has undone too much lately: each undo
+    /// restarts the AI's search, so undos are counted per player, across
+    /// instances. A Redis outage lets them through.
+    async fn undo_limited(&self, seats: &[u8]) -> Option<ByteString> {
+        let seat = *seats.first()?;
+        let player = self.live.info().seats[seat as usize % 2].player?;
+        let limit = self.deps.settings.undos;
+        let now = self.deps.clock.now_secs();
+        let redis = &self.deps.redis;
+        match ratelimit::hit(redis, "undos", &player.to_string(), limit, now).await {
+            Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_text(
+                ErrorCode::RateLimited,
+                &format!("too many undos; retry in {retry_after} s"),
+            )),
+            Ok(ratelimit::Decision::Allowed { .. }) => None,
+            Err(error) => {
+                tracing::warn!(%error, "counting undos");
+                None
+            }
+        }
+    }
+
+    /// Cancels the search under way; it still reports (with nothing).
+    fn stop_thinking(&mut self) {
+        if let Some(thinking) = &self.thinking {
+            thinking.cancel();
+        }
     }
 
     async fn announce_presence(&mut self, before: [bool; 2]) {

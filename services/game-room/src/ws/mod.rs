@@ -2,5 +2,6 @@
 //! `/v1/games/{id}/watch` for anyone.
 
 pub mod play;
+pub mod snapshots;
 pub mod socket;
 pub mod watch;

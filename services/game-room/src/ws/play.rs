@@ -15,6 +15,7 @@ use super::watch::{self, Watcher};
 use crate::game::actor::{Outbound, Request};
 use crate::game::{GameHandle, HostError, Joined, Rooms};
 use crate::store::{self, SeatCheck};
+use mancala_platform::sockets::{self, SocketSlot};
 
 pub async fn play(
     request: HttpRequest,
@@ -160,12 +161,29 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
             return;
         }
     };
+    let deps = rooms.deps();
+    let limit = deps.settings.sockets_per_player;
+    let Some(mut slot) = sockets::claim(
+        &deps.redis,
+        &player.to_string(),
+        limit,
+        deps.clock.now_millis(),
+    )
+    .await
+    else {
+        let message = "too many sockets open for this player";
+        socket
+            .close_with(ErrorCode::RateLimited, message, CLOSE_POLICY)
+            .await;
+        return;
+    };
     let checked = match check_seat(&rooms, game, player).await {
         Ok(SeatCheck::Seated) => Ok(()),
         Ok(SeatCheck::Replaced) => {
             // Their seat is the AI's now: they watch, and wake nothing.
             let deps = rooms.deps().clone();
             watch::run(socket, game, deps, Watcher::Replaced).await;
+            slot.release().await;
             return;
         }
         Ok(SeatCheck::Stranger) => Err(refused(
@@ -190,27 +208,45 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
                     .close_with(refusal.code, &refusal.message, refusal.close)
                     .await;
             }
+            slot.release().await;
             return;
         }
     };
     let seats = joined.seats.clone();
     let you = seats.first().copied();
     if socket.send(joined.state.clone()).await {
-        serve(&mut socket, &handle, &mut joined, &seats, you, &mut tick).await;
+        let mut seated = Seated {
+            handle: &handle,
+            joined: &mut joined,
+            seats: &seats,
+            you,
+            slot: &mut slot,
+        };
+        serve(&mut socket, &mut seated, &mut tick, rooms.deps()).await;
     }
     handle.leave(seats).await;
+    slot.release().await;
+}
+
+/// A socket that joined its game as a player.
+struct Seated<'a> {
+    handle: &'a GameHandle,
+    joined: &'a mut Joined,
+    seats: &'a [u8],
+    you: Option<u8>,
+    /// Its place among the player's open sockets, renewed while it lives.
+    slot: &'a mut SocketSlot,
 }
 
 /// The socket's life after joining; returns when it should close (having
 /// closed it, or found it closed).
 async fn serve(
     socket: &mut Socket,
-    handle: &GameHandle,
-    joined: &mut Joined,
-    seats: &[u8],
-    you: Option<u8>,
+    seated: &mut Seated<'_>,
     tick: &mut tokio::time::Interval,
+    deps: &crate::game::actor::Deps,
 ) {
+    let (handle, seats, you) = (seated.handle, seated.seats, seated.you);
     loop {
         tokio::select! {
             inbound = socket.next() => {
@@ -258,7 +294,7 @@ async fn serve(
                     }
                 }
             }
-            event = joined.events.recv() => match event {
+            event = seated.joined.events.recv() => match event {
                 Ok(Outbound::Text(text)) => {
                     if !socket.send(text).await {
                         return;
@@ -285,6 +321,7 @@ async fn serve(
                 }
             },
             _ = tick.tick() => {
+                seated.slot.renew(deps.clock.now_millis()).await;
                 if !socket.keep_alive().await {
                     socket.close(CLOSE_POLICY, "no sign of life").await;
                     return;

@@ -12,10 +12,10 @@ use mancala_proto::{ClientMessage, ErrorCode};
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
+use super::snapshots::Unavailable;
 use super::socket::{Inbound, Socket, origin_allowed};
-use crate::game::actor::{Deps, encode};
-use crate::game::load::load;
-use crate::game::{LiveGame, Rooms};
+use crate::game::Rooms;
+use crate::game::actor::Deps;
 
 pub async fn watch(
     request: HttpRequest,
@@ -57,26 +57,13 @@ impl Watcher {
     }
 }
 
-/// The game now, as a watcher's snapshot, with its version.
-async fn snapshot(deps: &Deps, game: Uuid) -> Result<Option<(LiveGame, ByteString)>, ()> {
-    let live = match load(&deps.postgres, game).await {
-        Ok(Some(live)) => live,
-        Ok(None) => return Ok(None),
-        Err(error) => {
-            tracing::warn!(%error, %game, "loading a game to watch");
-            return Err(());
-        }
-    };
-    let connected = deps.hub.presence(game).await;
-    let watchers = deps.hub.watchers(game).await;
-    let state = live.state(
-        None,
-        connected,
-        watchers,
-        [None, None],
-        deps.clock.now_millis(),
-    );
-    Ok(Some((live, encode(&ServerMessage::State(Box::new(state))))))
+/// The game at `at_least` or newer, from the process's shared snapshots.
+async fn snapshot(
+    deps: &Deps,
+    game: Uuid,
+    at_least: u64,
+) -> Result<Option<(u64, ByteString)>, Unavailable> {
+    deps.snapshots.state(deps, game, at_least).await
 }
 
 /// The version a published event carries, if it is a versioned one.
@@ -99,26 +86,16 @@ fn version_of(text: &str) -> Option<u64> {
     }
 }
 
-/// What a watcher behind `since` needs: nothing, or the game as it is
-/// (the stored game keeps no event log to replay from).
-fn events_since(live: &LiveGame, since: u64, state: ByteString) -> Vec<ByteString> {
-    if since >= live.version() {
-        Vec::new()
-    } else {
-        vec![state]
-    }
-}
-
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
 pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
     // Subscribe before reading the snapshot, so nothing falls between.
     let mut subscription = deps.hub.subscribe(game).await;
-    let mut version = match snapshot(&deps, game).await {
-        Ok(Some((live, state))) => {
+    let mut version = match snapshot(&deps, game, 0).await {
+        Ok(Some((version, state))) => {
             if !socket.send(state).await {
                 return;
             }
-            live.version()
+            version
         }
         Ok(None) => {
             socket
@@ -126,7 +103,7 @@ pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
                 .await;
             return;
         }
-        Err(()) => {
+        Err(Unavailable) => {
             socket
                 .close_with(
                     ErrorCode::Unavailable,
@@ -148,14 +125,14 @@ pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
                         break;
                     }
                 }
-                Inbound::Message(ClientMessage::Sync { since }) => {
-                    match snapshot(&deps, game).await {
-                        Ok(Some((live, state))) => {
-                            version = live.version();
-                            for text in events_since(&live, since, state) {
-                                if !socket.send(text).await {
-                                    break;
-                                }
+                // Up to date as far as this socket knows: nothing to load.
+                Inbound::Message(ClientMessage::Sync { since }) if since >= version => {}
+                Inbound::Message(ClientMessage::Sync { .. }) => {
+                    match snapshot(&deps, game, version).await {
+                        Ok(Some((now, state))) => {
+                            version = now;
+                            if !socket.send(state).await {
+                                break;
                             }
                         }
                         _ => {
@@ -182,34 +159,39 @@ pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
                 Inbound::Nothing => {}
             },
             event = subscription.receiver.recv() => {
+                let seen = event.as_ref().ok().and_then(|text| version_of(text));
+                if let Some(seen) = seen {
+                    deps.snapshots.saw(game, seen);
+                }
                 let resync = match event {
-                    Ok(text) => match version_of(&text) {
-                        Some(seen) if seen <= version => false,
+                    Ok(text) => match seen {
+                        Some(seen) if seen <= version => None,
                         Some(seen) if seen == version + 1 => {
                             version = seen;
                             if !socket.send(text).await {
                                 break;
                             }
-                            false
+                            None
                         }
-                        Some(_) => true,
+                        // A gap: a snapshot at least as new as this event.
+                        Some(seen) => Some(seen),
                         None => {
                             if !socket.send(text).await {
                                 break;
                             }
-                            false
+                            None
                         }
                     },
-                    Err(RecvError::Lagged(_)) => true,
+                    Err(RecvError::Lagged(_)) => Some(version + 1),
                     Err(RecvError::Closed) => {
                         subscription = deps.hub.subscribe(game).await;
-                        true
+                        Some(version)
                     }
                 };
-                if resync {
-                    match snapshot(&deps, game).await {
-                        Ok(Some((live, state))) => {
-                            version = live.version();
+                if let Some(at_least) = resync {
+                    match snapshot(&deps, game, at_least).await {
+                        Ok(Some((now, state))) => {
+                            version = now;
                             if !socket.send(state).await {
                                 break;
                             }

@@ -1,0 +1,320 @@
+//! The AI as a bounded, shared resource. One pool per process runs a fixed
+//! number of searches at once (the rest wait their turn), off the async
+//! runtime, each under a deadline. Engines (an AI with its tables) are
+//! lent to a search and taken back, not made per game: the tables a
+//! process holds are bounded by the idle budget plus one engine per
+//! worker, whatever the number of games, and a game that unloads holds
+//! none.
+//!
+//! A search that waited long for a worker plays on a smaller budget, so a
+//! busy pool makes the AI weaker for a moment rather than the games slow.
+//! Each search can be cancelled (an undo, the end, an unload): cancelled
+//! while waiting it never runs; running, its budget's stop flag ends it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mancala_ai::{AnyAi, Level, Player};
+use mancala_rules::{AnyPosition, Game, Variant};
+use tokio::sync::{Notify, Semaphore};
+
+/// How the pool is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolSettings {
+    /// Searches that run at once.
+    pub workers: usize,
+    /// The longest a move may take, waiting included.
+    pub deadline: Duration,
+    /// A search that waited longer than this for a worker runs on
+    /// [`REDUCED_SHARE`] of its budget.
+    pub queue_wait: Duration,
+    /// Bytes of idle engines kept for the next search; past it the least
+    /// recently used go.
+    pub idle_bytes: usize,
+}
+
+/// The share of its node budget a search gets after waiting long.
+pub const REDUCED_SHARE: u64 = 8;
+
+/// Which engines can serve a search: the same rules and the same level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Kind {
+    variant: Variant,
+    level: Level,
+}
+
+/// One search to run.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub game: Game<AnyPosition>,
+    pub variant: Variant,
+    pub level: Level,
+    /// The search's randomness: the same seed and position choose alike.
+    pub seed: u64,
+}
+
+/// A search's stop. `halt` is its budget's stop flag, set by a
+/// cancellation or by the deadline; `cancelled` only by a cancellation,
+/// after which its move (for a position that is gone) is dropped.
+#[derive(Debug, Default)]
+struct Stop {
+    halt: Arc<AtomicBool>,
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl Stop {
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+}
+
+/// Cancels one search (waiting or running). Dropping it does not.
+#[derive(Clone, Debug)]
+pub struct Cancel(Arc<Stop>);
+
+impl Cancel {
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Relaxed);
+        self.0.halt.store(true, Ordering::Relaxed);
+        self.0.notify.notify_waiters();
+    }
+}
+
+/// What a search came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The move, from a full or a reduced budget.
+    Move { pit: u8, reduced: bool },
+    /// No move: the game is over, or the search was cancelled.
+    Nothing,
+}
+
+/// The process's AI; cheap to clone.
+#[derive(Clone)]
+pub struct AiPool {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    settings: PoolSettings,
+    workers: Arc<Semaphore>,
+    idle: Mutex<Idle>,
+}
+
+/// Engines waiting for their next search, oldest first.
+#[derive(Default)]
+struct Idle {
+    engines: Vec<(Kind, Box<AnyAi>, usize)>,
+    bytes: usize,
+}
+
+impl Idle {
+    fn take(&mut self, kind: Kind) -> Option<Box<AnyAi>> {
+        let index = self.engines.iter().rposition(|(k, _, _)| *k == kind)?;
+        let (_, engine, bytes) = self.engines.remove(index);
+        self.bytes -= bytes;
+        Some(engine)
+    }
+
+    fn keep(&mut self, kind: Kind, engine: Box<AnyAi>, limit: usize) {
+        let bytes = engine.bytes();
+        self.engines.push((kind, engine, bytes));
+        self.bytes += bytes;
+        while self.bytes > limit && !self.engines.is_empty() {
+            let (_, _, freed) = self.engines.remove(0);
+            self.bytes -= freed;
+        }
+    }
+}
+
+impl AiPool {
+    pub fn new(settings: PoolSettings) -> AiPool {
+        AiPool {
+            inner: Arc::new(Inner {
+                workers: Arc::new(Semaphore::new(settings.workers.max(1))),
+                settings,
+                idle: Mutex::new(Idle::default()),
+            }),
+        }
+    }
+
+    /// Starts a search; `done` gets its outcome, even when cancelled.
+    /// Returns the handle that cancels it.
+    pub fn think<F, Fut>(&self, request: Request, done: F) -> Cancel
+    where
+        F: FnOnce(Outcome) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        let stop = Arc::new(Stop::default());
+        let cancel = Cancel(stop.clone());
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            let outcome = inner.run(request, &stop).await;
+            done(outcome).await;
+        });
+        cancel
+    }
+
+    /// Bytes held by idle engines now.
+    pub fn idle_bytes(&self) -> usize {
+        self.inner.idle().bytes
+    }
+}
+
+impl Inner {
+    fn idle(&self) -> std::sync::MutexGuard<'_, Idle> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn run(&self, request: Request, stop: &Stop) -> Outcome {
+        let asked = Instant::now();
+        let cancelled = stop.notify.notified();
+        tokio::pin!(cancelled);
+        cancelled.as_mut().enable();
+        if stop.cancelled() {
+            return Outcome::Nothing;
+        }
+        let permit = tokio::select! {
+            permit = self.workers.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return Outcome::Nothing,
+            },
+            () = &mut cancelled => return Outcome::Nothing,
+        };
+        let waited = asked.elapsed();
+        metrics::histogram!("ai_queue_wait_seconds").record(waited.as_secs_f64());
+        if stop.cancelled() {
+            return Outcome::Nothing;
+        }
+        let kind = Kind {
+            variant: request.variant,
+            level: request.level,
+        };
+        let engine = match self.idle().take(kind) {
+            Some(engine) => engine,
+            None => match AnyAi::new(kind.variant, kind.level, request.seed) {
+                Ok(engine) => Box::new(engine),
+                Err(error) => {
+                    tracing::error!(%error, "no AI for this game");
+                    return Outcome::Nothing;
+                }
+            },
+        };
+        let reduced = waited > self.settings.queue_wait;
+        let flag = stop.halt.clone();
+        let left = self.settings.deadline.saturating_sub(waited);
+        let timer = tokio::spawn({
+            let flag = flag.clone();
+            async move {
+                tokio::time::sleep(left.max(Duration::from_millis(50))).await;
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+        let searched = tokio::task::spawn_blocking(move || {
+            let mut engine = engine;
+            engine.reseed(request.seed);
+            let mut budget = request.level.default_budget();
+            if reduced && let Some(nodes) = budget.node_limit() {
+                budget = budget.with_nodes((nodes / REDUCED_SHARE).max(1));
+            }
+            let budget = budget.with_stop(flag);
+            let pit = engine
+                .choose(&request.game, &budget)
+                .map(|decision| decision.pit.get());
+            (engine, pit)
+        })
+        .await;
+        timer.abort();
+        drop(permit);
+        let Ok((engine, pit)) = searched else {
+            return Outcome::Nothing;
+        };
+        self.idle().keep(kind, engine, self.settings.idle_bytes);
+        match pit {
+            // A cancelled search's move is for a position that is gone.
+            Some(pit) if !stop.cancelled() => Outcome::Move { pit, reduced },
+            _ => Outcome::Nothing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mancala_rules::KalahOptions;
+    use tokio::sync::oneshot;
+
+    use super::*;
+
+    fn settings(workers: usize, queue_wait: Duration, idle_bytes: usize) -> PoolSettings {
+        PoolSettings {
+            workers,
+            deadline: Duration::from_secs(5),
+            queue_wait,
+            idle_bytes,
+        }
+    }
+
+    fn kalah(level: Level, seed: u64) -> Request {
+        let variant = Variant::Kalah(KalahOptions::default());
+        Request {
+            game: Game::from_variant(variant),
+            variant,
+            level,
+            seed,
+        }
+    }
+
+    async fn outcome(pool: &AiPool, request: Request) -> (Cancel, oneshot::Receiver<Outcome>) {
+        let (sender, receiver) = oneshot::channel();
+        let cancel = pool.think(request, move |outcome| async move {
+            let _ = sender.send(outcome);
+        });
+        (cancel, receiver)
+    }
+
+    #[tokio::test]
+    async fn engines_are_lent_and_taken_back_within_the_idle_bound() {
+        let pool = AiPool::new(settings(2, Duration::from_secs(10), 64 << 20));
+        for seed in 0..3 {
+            let (_, done) = outcome(&pool, kalah(Level::Advanced, seed)).await;
+            assert!(matches!(
+                done.await.unwrap(),
+                Outcome::Move { reduced: false, .. }
+            ));
+        }
+        // One engine served the three searches in turn.
+        assert_eq!(pool.idle_bytes(), 4 << 20);
+        // With no idle budget nothing is kept.
+        let pool = AiPool::new(settings(2, Duration::from_secs(10), 0));
+        let (_, done) = outcome(&pool, kalah(Level::Advanced, 1)).await;
+        done.await.unwrap();
+        assert_eq!(pool.idle_bytes(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_search_that_waited_long_plays_on_a_reduced_budget() {
+        let pool = AiPool::new(settings(1, Duration::ZERO, 64 << 20));
+        let (_, done) = outcome(&pool, kalah(Level::Beginner, 1)).await;
+        assert!(matches!(
+            done.await.unwrap(),
+            Outcome::Move { reduced: true, .. }
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_search_plays_nothing_and_frees_its_worker() {
+        let pool = AiPool::new(settings(1, Duration::from_secs(10), 64 << 20));
+        // Perfect from the start would think for its whole budget.
+        let (running, first) = outcome(&pool, kalah(Level::Perfect, 1)).await;
+        let (waiting, second) = outcome(&pool, kalah(Level::Perfect, 2)).await;
+        waiting.cancel();
+        assert_eq!(second.await.unwrap(), Outcome::Nothing);
+        running.cancel();
+        assert_eq!(first.await.unwrap(), Outcome::Nothing);
+        // The worker is free again: the next search runs and moves.
+        let (_, third) = outcome(&pool, kalah(Level::Beginner, 3)).await;
+        assert!(matches!(third.await.unwrap(), Outcome::Move { .. }));
+    }
+}

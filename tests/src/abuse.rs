@@ -1,0 +1,411 @@
+//! What a hostile guest does to one server, as reusable attacks: the abuse
+//! tests assert what each is refused or bounded to, and the `abuse` bench
+//! measures what each costs a second player meanwhile. Every attack talks
+//! to the public API only, as a script in a browser's place would.
+
+// A harness for tests and benches: a failure is a panic that names it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Guest, Ws, call, client};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// HTTP answers by status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally(pub BTreeMap<u16, u32>);
+
+impl Tally {
+    pub fn add(&mut self, status: u16) {
+        *self.0.entry(status).or_default() += 1;
+    }
+
+    pub fn of(&self, status: u16) -> u32 {
+        self.0.get(&status).copied().unwrap_or(0)
+    }
+
+    pub fn total(&self) -> u32 {
+        self.0.values().sum()
+    }
+}
+
+impl std::fmt::Display for Tally {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(status, count)| format!("{count}×{status}"))
+            .collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// A POST that may be refused: its status, body and `Retry-After`.
+pub async fn post(url: String, body: Value, token: Option<&str>) -> (u16, Value, Option<String>) {
+    let mut request = client().post(&url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let mut response = request.send_json(&body).await.unwrap();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let bytes = response.body().await.unwrap_or_default();
+    let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    (response.status().as_u16(), json, retry_after)
+}
+
+/// Asks for `count` games against the `level` AI, the AI to move first,
+/// as fast as the server answers: the tally and the games made.
+pub async fn ai_games(base: &str, who: &Guest, level: &str, count: usize) -> (Tally, Vec<String>) {
+    let mut tally = Tally::default();
+    let mut made = Vec::new();
+    for _ in 0..count {
+        let body = json!({"variant": {"variant": "kalah"}, "level": level, "side": "second"});
+        let (status, answer, _) = post(format!("{base}/v1/ai-games"), body, Some(&who.token)).await;
+        tally.add(status);
+        if let Some(id) = answer["game_id"].as_str() {
+            made.push(id.to_owned());
+        }
+    }
+    (tally, made)
+}
+
+/// A play socket on `game`, authenticated: the socket and its `state`, or
+/// the error that refused it.
+pub async fn open_play(base: &str, game: &str, who: &Guest) -> Result<(Ws, Value), Value> {
+    let mut ws = Ws::open(format!("{base}/v1/games/{game}/play"))
+        .await
+        .map_err(|error| json!({"code": "socket", "message": error}))?;
+    ws.send(json!({"t": "auth", "d": {"token": who.token}}))
+        .await;
+    match ws.next(WAIT).await {
+        Some(message) if message["t"] == "state" => Ok((ws, message["d"].clone())),
+        Some(message) => Err(message["d"].clone()),
+        None => Err(json!({"code": "closed"})),
+    }
+}
+
+/// Opens the games and answers every AI move at once with a legal move,
+/// until `until`: the moves made. The AI thinks on each of them.
+pub async fn play_against_ai(base: &str, who: &Guest, games: &[String], until: Instant) -> u64 {
+    let mut tasks = Vec::new();
+    for game in games {
+        let (base, game) = (base.to_owned(), game.clone());
+        let who = Guest {
+            id: who.id.clone(),
+            token: who.token.clone(),
+        };
+        tasks.push(actix_rt::spawn(async move {
+            let Ok((mut ws, state)) = open_play(&base, &game, &who).await else {
+                return 0;
+            };
+            let you = state["you"].clone();
+            let mut made = 0;
+            while Instant::now() < until {
+                let left = until.saturating_duration_since(Instant::now());
+                let Some(message) = ws.next(left).await else {
+                    break;
+                };
+                let d = &message["d"];
+                if message["t"] == "over" {
+                    break;
+                }
+                let mine = message["t"] == "moved" && d["turn"] == you;
+                if let (true, Some(pit)) = (mine, d["legal"].get(0).and_then(Value::as_u64)) {
+                    let ply = d["ply"].as_u64().unwrap_or(0) + 1;
+                    ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+                        .await;
+                    made += 1;
+                }
+            }
+            made
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.unwrap_or(0);
+    }
+    total
+}
+
+/// What an undo loop came to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Undos {
+    pub sent: u64,
+    /// Undos the server carried out.
+    pub done: u64,
+    /// Undos refused as `rate_limited`.
+    pub refused: u64,
+}
+
+/// In each game, plays a move and takes it back, every `every`, until
+/// `until`.
+pub async fn undo_loop(
+    base: &str,
+    who: &Guest,
+    games: &[String],
+    every: Duration,
+    until: Instant,
+) -> Undos {
+    let mut tasks = Vec::new();
+    for game in games {
+        let (base, game) = (base.to_owned(), game.clone());
+        let who = Guest {
+            id: who.id.clone(),
+            token: who.token.clone(),
+        };
+        tasks.push(actix_rt::spawn(async move {
+            let Ok((mut ws, mut state)) = open_play(&base, &game, &who).await else {
+                return Undos::default();
+            };
+            let mut undos = Undos::default();
+            let you = state["you"].clone();
+            while Instant::now() < until {
+                if state["turn"] == you
+                    && let Some(pit) = state["legal"].get(0).and_then(Value::as_u64)
+                {
+                    let ply = state["ply"].as_u64().unwrap_or(0) + 1;
+                    ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+                        .await;
+                }
+                tokio::time::sleep(every / 2).await;
+                ws.send(json!({"t": "undo"})).await;
+                undos.sent += 1;
+                // Follow the game through what comes back.
+                let deadline = Instant::now() + every / 2;
+                while let Some(message) = ws
+                    .next(deadline.saturating_duration_since(Instant::now()))
+                    .await
+                {
+                    let d = &message["d"];
+                    match message["t"].as_str() {
+                        Some("moved" | "undone" | "state") => {
+                            state["turn"] = d["turn"].clone();
+                            state["legal"] = d["legal"].clone();
+                            state["ply"] = d["ply"].clone();
+                            undos.done += u64::from(message["t"] == "undone");
+                        }
+                        Some("error") if d["code"] == "rate_limited" => undos.refused += 1,
+                        Some("over") => return undos,
+                        _ => {}
+                    }
+                }
+            }
+            undos
+        }));
+    }
+    let mut total = Undos::default();
+    for task in tasks {
+        let undos = task.await.unwrap_or_default();
+        total.sent += undos.sent;
+        total.done += undos.done;
+        total.refused += undos.refused;
+    }
+    total
+}
+
+/// One guest hoards: games against the AI, invites, hotseat games, lobby
+/// and play sockets. The tallies of each, and the sockets refused.
+pub struct Hoard {
+    pub ai_games: Tally,
+    pub invites: Tally,
+    pub hotseat_games: Tally,
+    pub lobby_sockets_refused: u32,
+    pub play_sockets_refused: u32,
+    /// The sockets still open, held until dropped.
+    pub held: Vec<Ws>,
+}
+
+pub async fn hoard(base: &str, who: &Guest, scale: usize) -> Hoard {
+    let (ai, ai_made) = ai_games(base, who, "beginner", 2 * scale).await;
+    let mut invites = Tally::default();
+    for _ in 0..2 * scale {
+        let body = json!({"variant": {"variant": "kalah"}, "rated": false});
+        let (status, _, _) = post(format!("{base}/v1/invites"), body, Some(&who.token)).await;
+        invites.add(status);
+    }
+    let mut hotseat = Tally::default();
+    let mut hotseat_made = Vec::new();
+    for _ in 0..scale {
+        let body = json!({"variant": {"variant": "oware"}});
+        let (status, answer, _) =
+            post(format!("{base}/v1/hotseat-games"), body, Some(&who.token)).await;
+        hotseat.add(status);
+        if let Some(id) = answer["game_id"].as_str() {
+            hotseat_made.push(id.to_owned());
+        }
+    }
+    let mut held = Vec::new();
+    let mut lobby_refused = 0;
+    for index in 0..3 * scale {
+        let Ok(mut ws) = Ws::open(format!("{base}/v1/lobby")).await else {
+            lobby_refused += 1;
+            continue;
+        };
+        ws.send(json!({"t": "auth", "d": {"token": who.token}}))
+            .await;
+        let queue = ["kalah", "oware", "mangala"][index % 3];
+        ws.send(json!({"t": "queue_join", "d": {"variant": queue,
+            "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
+            .await;
+        match ws.next(Duration::from_secs(2)).await {
+            Some(message) if message["t"] == "error" => lobby_refused += 1,
+            None => lobby_refused += 1,
+            Some(_) => held.push(ws),
+        }
+    }
+    let mut play_refused = 0;
+    let games: Vec<&String> = ai_made.iter().chain(&hotseat_made).collect();
+    for index in 0..3 * scale {
+        let Some(game) = games.get(index % games.len().max(1)) else {
+            break;
+        };
+        match open_play(base, game, who).await {
+            Ok((ws, _)) => held.push(ws),
+            Err(_) => play_refused += 1,
+        }
+    }
+    Hoard {
+        ai_games: ai,
+        invites,
+        hotseat_games: hotseat,
+        lobby_sockets_refused: lobby_refused,
+        play_sockets_refused: play_refused,
+        held,
+    }
+}
+
+/// `watchers` anonymous sockets watch `game`, each asking for the game
+/// from the start as fast as its message credits allow, until `until`:
+/// the syncs sent.
+pub async fn sync_flood(base: &str, game: &str, watchers: usize, until: Instant) -> u64 {
+    let mut tasks = Vec::new();
+    for _ in 0..watchers {
+        let url = format!("{base}/v1/games/{game}/watch");
+        tasks.push(actix_rt::spawn(async move {
+            let Ok(mut ws) = Ws::open(url).await else {
+                return 0;
+            };
+            let mut sent = 0;
+            while Instant::now() < until {
+                ws.send(json!({"t": "sync", "d": {"since": 0}})).await;
+                sent += 1;
+                // Within the socket's credits: 10 a second.
+                tokio::time::sleep(Duration::from_millis(110)).await;
+                while ws.next(Duration::from_millis(1)).await.is_some() {}
+            }
+            sent
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.unwrap_or(0);
+    }
+    total
+}
+
+/// `count` requests whose JSON bodies come one byte every `gap`: how many
+/// the server answered (or closed) within `wait`, and the statuses.
+pub fn slow_bodies(base: &str, count: usize, gap: Duration, wait: Duration) -> (usize, Tally) {
+    let address = base.trim_start_matches("http://").to_owned();
+    let threads: Vec<_> = (0..count)
+        .map(|_| {
+            let address = address.clone();
+            std::thread::spawn(move || slow_body(&address, gap, wait))
+        })
+        .collect();
+    let mut tally = Tally::default();
+    let mut ended = 0;
+    for thread in threads {
+        if let Ok(Some(status)) = thread.join() {
+            ended += 1;
+            tally.add(status);
+        }
+    }
+    (ended, tally)
+}
+
+/// One slow request: the status it got within `wait` (0 for a close
+/// without an answer), or `None` if it was still held open.
+fn slow_body(address: &str, gap: Duration, wait: Duration) -> Option<u16> {
+    let mut stream = std::net::TcpStream::connect(address).ok()?;
+    // A login: no token to check first, so the server must read the body.
+    let body = br#"{"username":"nobody_here","password":"not the password"}"#;
+    let head = format!(
+        "POST /v1/auth/login HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.set_read_timeout(Some(gap)).ok()?;
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    for byte in body {
+        if started.elapsed() >= wait {
+            return None;
+        }
+        if stream.write_all(&[*byte]).is_err() {
+            break;
+        }
+        let mut chunk = [0u8; 512];
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => {
+                answer.extend_from_slice(&chunk[..read]);
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    if started.elapsed() >= wait && answer.is_empty() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&answer);
+    Some(
+        text.split_whitespace()
+            .nth(1)
+            .and_then(|status| status.parse().ok())
+            .unwrap_or(0),
+    )
+}
+
+/// Values Postgres cannot take, in paths and queries: each request and
+/// the status it got.
+pub async fn bad_values(base: &str) -> Vec<(String, u16)> {
+    let player = uuid::Uuid::new_v4();
+    let requests = [
+        ("GET", format!("{base}/v1/invites/%00")),
+        ("POST", format!("{base}/v1/invites/%00/accept")),
+        (
+            "GET",
+            format!(
+                "{base}/v1/players/{player}/games?before=9223372036854775807_{}",
+                uuid::Uuid::new_v4()
+            ),
+        ),
+        (
+            "GET",
+            format!(
+                "{base}/v1/players/{player}/games?before=-5_{}",
+                uuid::Uuid::new_v4()
+            ),
+        ),
+        ("GET", format!("{base}/v1/games/live?variant=kal%00ah")),
+        ("GET", format!("{base}/v1/leaderboard/kalah?offset=%00")),
+    ];
+    let mut answers = Vec::new();
+    for (method, url) in requests {
+        let body = (method == "POST").then(|| json!({}));
+        let (status, _) = call(method, url.clone(), body, None).await;
+        answers.push((format!("{method} {}", url.trim_start_matches(base)), status));
+    }
+    answers
+}

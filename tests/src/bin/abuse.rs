@@ -1,0 +1,339 @@
+//! What one hostile guest costs everyone else: a probe player's move round
+//! trip (a hotseat Oware game, a move every 100 ms) measured alone, then
+//! while each attack runs, with the server's memory. One run, one server:
+//! the figures are ratios to the same run's baseline.
+//!
+//! `abuse --base http://127.0.0.1:18080 --server-pid PID [--phase-secs 10]`
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use mancala_tests::abuse::{self, Tally};
+use mancala_tests::harness::{Guest, guest, percentile};
+use mancala_tests::server_stats;
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+struct Args {
+    /// The server (the `arena` process).
+    #[arg(long, default_value = "http://127.0.0.1:18080")]
+    base: String,
+    /// The server's process id, for its memory.
+    #[arg(long)]
+    server_pid: u32,
+    /// How long each attack runs.
+    #[arg(long, default_value_t = 10)]
+    phase_secs: u64,
+    /// Attacks to run (default: all).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Where to write the table as JSON.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+    #[arg(long, default_value = "")]
+    label: String,
+}
+
+/// The probe's round trips, gathered while it runs.
+type Samples = Rc<RefCell<Vec<Duration>>>;
+
+/// Plays hotseat Oware moves every 100 ms, for ever, recording each move's
+/// round trip; a finished game makes the next.
+async fn probe(base: String, samples: Samples, game: Rc<RefCell<String>>) {
+    let player = guest(&base).await;
+    loop {
+        let answer = abuse::post(
+            format!("{base}/v1/hotseat-games"),
+            json!({"variant": {"variant": "oware"}}),
+            Some(&player.token),
+        )
+        .await;
+        let Some(id) = answer.1["game_id"].as_str().map(str::to_owned) else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        *game.borrow_mut() = id.clone();
+        let Ok((mut ws, mut state)) = abuse::open_play(&base, &id, &player).await else {
+            continue;
+        };
+        while let Some(pit) = state["legal"].get(0).and_then(Value::as_u64) {
+            let ply = state["ply"].as_u64().unwrap_or(0) + 1;
+            let sent = Instant::now();
+            ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+                .await;
+            let Some(moved) = until_moved(&mut ws).await else {
+                break;
+            };
+            samples.borrow_mut().push(sent.elapsed());
+            state = moved;
+            if state["turn"].is_null() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+async fn until_moved(ws: &mut mancala_tests::harness::Ws) -> Option<Value> {
+    loop {
+        let message = ws.next(Duration::from_secs(30)).await?;
+        match message["t"].as_str() {
+            Some("moved") => return Some(message["d"].clone()),
+            Some("error" | "over") => return None,
+            _ => {}
+        }
+    }
+}
+
+struct Row {
+    attack: String,
+    outcome: String,
+    p50_ms: f64,
+    p99_ms: f64,
+    rss_peak_mb: f64,
+    rss_after_mb: f64,
+}
+
+async fn fresh_guest(base: &str) -> Guest {
+    guest(base).await
+}
+
+/// Runs `attack` while sampling the probe and the server's memory.
+async fn phase<F, Fut>(name: &str, args: &Args, samples: &Samples, attack: F) -> Row
+where
+    F: FnOnce(Instant) -> Fut,
+    Fut: std::future::Future<Output = String>,
+{
+    let until = Instant::now() + Duration::from_secs(args.phase_secs);
+    samples.borrow_mut().clear();
+    let peak = Rc::new(RefCell::new(0u64));
+    let sampler = {
+        let (peak, pid) = (peak.clone(), args.server_pid);
+        actix_rt::spawn(async move {
+            loop {
+                let rss = server_stats::read(&[pid]).rss_bytes;
+                peak.replace_with(|top| (*top).max(rss));
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let outcome = attack(until).await;
+    let left = until.saturating_duration_since(Instant::now());
+    tokio::time::sleep(left).await;
+    sampler.abort();
+    let mut taken: Vec<Duration> = samples.borrow_mut().drain(..).collect();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let row = Row {
+        attack: name.to_owned(),
+        outcome,
+        p50_ms: ms(percentile(&mut taken, 0.50)),
+        p99_ms: ms(percentile(&mut taken, 0.99)),
+        rss_peak_mb: *peak.borrow() as f64 / (1 << 20) as f64,
+        rss_after_mb: server_stats::read(&[args.server_pid]).rss_bytes as f64 / (1 << 20) as f64,
+    };
+    eprintln!(
+        "{name}: p50 {:.1} ms, p99 {:.1} ms over {} moves; RSS peak {:.0} MB; {}",
+        row.p50_ms,
+        row.p99_ms,
+        taken.len(),
+        row.rss_peak_mb,
+        row.outcome
+    );
+    // Let the server settle before the next attack.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    row
+}
+
+fn main() {
+    let args = Args::parse();
+    actix_rt::System::new().block_on(run(args));
+}
+
+async fn run(args: Args) {
+    let base = args.base.trim_end_matches('/').to_owned();
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
+    let samples: Samples = Rc::default();
+    let probe_game = Rc::new(RefCell::new(String::new()));
+    actix_rt::spawn(probe(base.clone(), samples.clone(), probe_game.clone()));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut rows = vec![
+        phase("baseline", &args, &samples, |_| async {
+            String::from("the probe alone")
+        })
+        .await,
+    ];
+
+    if wanted("perfect") {
+        rows.push(
+            phase(
+                "200 Perfect games asked, 40 played fast",
+                &args,
+                &samples,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        let flooder = fresh_guest(&base).await;
+                        let (tally, made) = abuse::ai_games(&base, &flooder, "perfect", 200).await;
+                        let playing: Vec<String> = made.into_iter().take(40).collect();
+                        let moves = abuse::play_against_ai(&base, &flooder, &playing, until).await;
+                        format!(
+                            "asked: {tally}; {moves} moves answered in {} games",
+                            playing.len()
+                        )
+                    }
+                },
+            )
+            .await,
+        );
+    }
+    if wanted("undo") {
+        rows.push(
+            phase(
+                "3 Perfect games, move + undo every 0.2 s",
+                &args,
+                &samples,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        let looper = fresh_guest(&base).await;
+                        let (_, made) = abuse::ai_games(&base, &looper, "perfect", 3).await;
+                        let undos = abuse::undo_loop(
+                            &base,
+                            &looper,
+                            &made,
+                            Duration::from_millis(200),
+                            until,
+                        )
+                        .await;
+                        format!(
+                            "{} undos sent, {} done, {} refused",
+                            undos.sent, undos.done, undos.refused
+                        )
+                    }
+                },
+            )
+            .await,
+        );
+    }
+    if wanted("hoard") {
+        rows.push(
+            phase("one guest: 200 AI, 200 invites, 100 hotseat, 300 + 300 sockets", &args, &samples, |until| {
+                let base = base.clone();
+                async move {
+                    let hoarder = fresh_guest(&base).await;
+                    let hoard = abuse::hoard(&base, &hoarder, 100).await;
+                    let summary = format!(
+                        "AI {}; invites {}; hotseat {}; {} sockets held, {} lobby and {} play refused",
+                        hoard.ai_games,
+                        hoard.invites,
+                        hoard.hotseat_games,
+                        hoard.held.len(),
+                        hoard.lobby_sockets_refused,
+                        hoard.play_sockets_refused
+                    );
+                    tokio::time::sleep(until.saturating_duration_since(Instant::now())).await;
+                    drop(hoard);
+                    summary
+                }
+            })
+            .await,
+        );
+    }
+    if wanted("sync") {
+        let game = probe_game.borrow().clone();
+        rows.push(
+            phase(
+                "100 anonymous watchers sending sync",
+                &args,
+                &samples,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        let syncs = abuse::sync_flood(&base, &game, 100, until).await;
+                        format!("{syncs} syncs sent")
+                    }
+                },
+            )
+            .await,
+        );
+    }
+    if wanted("slow") {
+        rows.push(
+            phase("50 bodies at a byte every 5 s", &args, &samples, |_| {
+                let base = base.clone();
+                async move {
+                    let (ended, tally) = actix_rt::task::spawn_blocking(move || {
+                        abuse::slow_bodies(
+                            &base,
+                            50,
+                            Duration::from_secs(5),
+                            Duration::from_secs(30),
+                        )
+                    })
+                    .await
+                    .unwrap_or((0, Tally::default()));
+                    format!("{ended} of 50 ended by the server within 30 s ({tally})")
+                }
+            })
+            .await,
+        );
+    }
+    if wanted("bad") {
+        rows.push(
+            phase(
+                "NUL bytes and out-of-range cursors",
+                &args,
+                &samples,
+                |_| {
+                    let base = base.clone();
+                    async move {
+                        let answers = abuse::bad_values(&base).await;
+                        let mut tally = Tally::default();
+                        for (_, status) in &answers {
+                            tally.add(*status);
+                        }
+                        format!("{tally}")
+                    }
+                },
+            )
+            .await,
+        );
+    }
+
+    let baseline = rows[0].p99_ms.max(0.001);
+    let mut table = format!(
+        "{}\n\n| attack | what the server did | probe move p50 / p99 | p99 ÷ baseline | server RSS peak / after |\n|---|---|---|---|---|\n",
+        args.label
+    );
+    for row in &rows {
+        table.push_str(&format!(
+            "| {} | {} | {:.1} / {:.1} ms | {:.1}× | {:.0} / {:.0} MB |\n",
+            row.attack,
+            row.outcome,
+            row.p50_ms,
+            row.p99_ms,
+            row.p99_ms / baseline,
+            row.rss_peak_mb,
+            row.rss_after_mb
+        ));
+    }
+    println!("{table}");
+    if let Some(path) = &args.json {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|row| {
+                json!({"attack": row.attack, "outcome": row.outcome, "p50_ms": row.p50_ms,
+                       "p99_ms": row.p99_ms, "rss_peak_mb": row.rss_peak_mb,
+                       "rss_after_mb": row.rss_after_mb})
+            })
+            .collect();
+        let text =
+            serde_json::to_string_pretty(&json!({"label": args.label, "rows": rows})).unwrap();
+        std::fs::write(path, text).unwrap();
+        std::fs::write(path.with_extension("md"), table).unwrap();
+    }
+}
