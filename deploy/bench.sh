@@ -105,7 +105,7 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
       idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
       abuse) mkdir -p "$results/abuse"
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
-          --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ;;
+          --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ${ONLY:+--only "$ONLY"} ;;
       *) echo "unknown profile $profile" >&2; exit 2 ;;
     esac
     stop

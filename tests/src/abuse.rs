@@ -126,6 +126,8 @@ pub async fn play_against_ai(base: &str, who: &Guest, games: &[String], until: I
                     made += 1;
                 }
             }
+            // Done: the game ends, so that its AI stops too.
+            ws.send(json!({"t": "resign"})).await;
             made
         }));
     }
@@ -199,6 +201,7 @@ pub async fn undo_loop(
                     }
                 }
             }
+            ws.send(json!({"t": "resign"})).await;
             undos
         }));
     }

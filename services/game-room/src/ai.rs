@@ -1,6 +1,8 @@
 //! The AI as a bounded, shared resource. One pool per process runs a fixed
-//! number of searches at once (the rest wait their turn), off the async
-//! runtime, each under a deadline. Engines (an AI with its tables) are
+//! number of searches at once (the rest wait their turn), each under a
+//! deadline, on its own threads at the lowest priority: the async runtime
+//! (everyone's moves) and the database come first, and the AI takes what
+//! CPU is left. Engines (an AI with its tables) are
 //! lent to a search and taken back, not made per game: the tables a
 //! process holds are bounded by the idle budget plus one engine per
 //! worker, whatever the number of games, and a game that unloads holds
@@ -12,12 +14,12 @@
 //! while waiting it never runs; running, its budget's stop flag ends it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use mancala_ai::{AnyAi, Level, Player};
 use mancala_rules::{AnyPosition, Game, Variant};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, oneshot};
 
 /// How the pool is sized.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,8 +101,48 @@ pub struct AiPool {
 
 struct Inner {
     settings: PoolSettings,
+    /// A place on a worker: searches wait here, cancellable.
     workers: Arc<Semaphore>,
+    /// The worker threads' queue; never longer than the free places.
+    jobs: Mutex<mpsc::Sender<Job>>,
     idle: Mutex<Idle>,
+}
+
+/// A search, run on a worker thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Starts the worker threads, at the lowest priority the system gives a
+/// process without privileges (nice 19 on Linux).
+fn start_workers(count: usize) -> mpsc::Sender<Job> {
+    let (sender, receiver) = mpsc::channel::<Job>();
+    let receiver = Arc::new(Mutex::new(receiver));
+    for index in 0..count {
+        let receiver = receiver.clone();
+        let started = std::thread::Builder::new()
+            .name(format!("ai-worker-{index}"))
+            .spawn(move || {
+                if let Err(error) = thread_priority::set_current_thread_priority(
+                    thread_priority::ThreadPriority::Min,
+                ) {
+                    tracing::warn!(?error, "an AI worker keeps the normal priority");
+                }
+                loop {
+                    let job = {
+                        let queue = receiver.lock().unwrap_or_else(|e| e.into_inner());
+                        queue.recv()
+                    };
+                    match job {
+                        Ok(job) => job(),
+                        // The pool is gone.
+                        Err(_) => return,
+                    }
+                }
+            });
+        if let Err(error) = started {
+            tracing::error!(%error, "starting an AI worker");
+        }
+    }
+    sender
 }
 
 /// Engines waiting for their next search, oldest first.
@@ -131,9 +173,11 @@ impl Idle {
 
 impl AiPool {
     pub fn new(settings: PoolSettings) -> AiPool {
+        let workers = settings.workers.max(1);
         AiPool {
             inner: Arc::new(Inner {
-                workers: Arc::new(Semaphore::new(settings.workers.max(1))),
+                workers: Arc::new(Semaphore::new(workers)),
+                jobs: Mutex::new(start_workers(workers)),
                 settings,
                 idle: Mutex::new(Idle::default()),
             }),
@@ -212,7 +256,8 @@ impl Inner {
                 flag.store(true, Ordering::Relaxed);
             }
         });
-        let searched = tokio::task::spawn_blocking(move || {
+        let (reply, answer) = oneshot::channel();
+        let job: Job = Box::new(move || {
             let mut engine = engine;
             engine.reseed(request.seed);
             let mut budget = request.level.default_budget();
@@ -223,9 +268,21 @@ impl Inner {
             let pit = engine
                 .choose(&request.game, &budget)
                 .map(|decision| decision.pit.get());
-            (engine, pit)
-        })
-        .await;
+            let _ = reply.send((engine, pit));
+        });
+        let queued = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(job);
+        let searched = match queued {
+            Ok(()) => answer.await,
+            Err(_) => {
+                tracing::error!("the AI workers are gone");
+                timer.abort();
+                return Outcome::Nothing;
+            }
+        };
         timer.abort();
         drop(permit);
         let Ok((engine, pit)) = searched else {
@@ -243,7 +300,6 @@ impl Inner {
 #[cfg(test)]
 mod tests {
     use mancala_rules::KalahOptions;
-    use tokio::sync::oneshot;
 
     use super::*;
 

@@ -1,5 +1,5 @@
 //! What one hostile guest costs everyone else: a probe player's move round
-//! trip (a hotseat Oware game, a move every 100 ms) measured alone, then
+//! trip (a hotseat Oware game, a move every 20 ms) measured alone, then
 //! while each attack runs, with the server's memory. One run, one server:
 //! the figures are ratios to the same run's baseline.
 //!
@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -38,12 +39,13 @@ struct Args {
     label: String,
 }
 
-/// The probe's round trips, gathered while it runs.
-type Samples = Rc<RefCell<Vec<Duration>>>;
+/// The probe's round trips, gathered while it runs (on its own thread, so
+/// that the attacks' client work never delays its reads).
+type Samples = Arc<Mutex<Vec<Duration>>>;
 
-/// Plays hotseat Oware moves every 100 ms, for ever, recording each move's
+/// Plays hotseat Oware moves every 20 ms, for ever, recording each move's
 /// round trip; a finished game makes the next.
-async fn probe(base: String, samples: Samples, game: Rc<RefCell<String>>) {
+async fn probe(base: String, samples: Samples, game: Arc<Mutex<String>>) {
     let player = guest(&base).await;
     loop {
         let answer = abuse::post(
@@ -56,7 +58,7 @@ async fn probe(base: String, samples: Samples, game: Rc<RefCell<String>>) {
             tokio::time::sleep(Duration::from_secs(1)).await;
             continue;
         };
-        *game.borrow_mut() = id.clone();
+        *game.lock().unwrap() = id.clone();
         let Ok((mut ws, mut state)) = abuse::open_play(&base, &id, &player).await else {
             continue;
         };
@@ -68,12 +70,12 @@ async fn probe(base: String, samples: Samples, game: Rc<RefCell<String>>) {
             let Some(moved) = until_moved(&mut ws).await else {
                 break;
             };
-            samples.borrow_mut().push(sent.elapsed());
+            samples.lock().unwrap().push(sent.elapsed());
             state = moved;
             if state["turn"].is_null() {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 }
@@ -109,7 +111,7 @@ where
     Fut: std::future::Future<Output = String>,
 {
     let until = Instant::now() + Duration::from_secs(args.phase_secs);
-    samples.borrow_mut().clear();
+    samples.lock().unwrap().clear();
     let peak = Rc::new(RefCell::new(0u64));
     let sampler = {
         let (peak, pid) = (peak.clone(), args.server_pid);
@@ -125,7 +127,7 @@ where
     let left = until.saturating_duration_since(Instant::now());
     tokio::time::sleep(left).await;
     sampler.abort();
-    let mut taken: Vec<Duration> = samples.borrow_mut().drain(..).collect();
+    let mut taken: Vec<Duration> = samples.lock().unwrap().drain(..).collect();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let row = Row {
         attack: name.to_owned(),
@@ -156,9 +158,14 @@ fn main() {
 async fn run(args: Args) {
     let base = args.base.trim_end_matches('/').to_owned();
     let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
-    let samples: Samples = Rc::default();
-    let probe_game = Rc::new(RefCell::new(String::new()));
-    actix_rt::spawn(probe(base.clone(), samples.clone(), probe_game.clone()));
+    let samples: Samples = Arc::default();
+    let probe_game = Arc::new(Mutex::new(String::new()));
+    {
+        let (base, samples, game) = (base.clone(), samples.clone(), probe_game.clone());
+        std::thread::spawn(move || {
+            actix_rt::System::new().block_on(probe(base, samples, game));
+        });
+    }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut rows = vec![
         phase("baseline", &args, &samples, |_| async {
@@ -184,6 +191,40 @@ async fn run(args: Args) {
                             "asked: {tally}; {moves} moves answered in {} games",
                             playing.len()
                         )
+                    }
+                },
+            )
+            .await,
+        );
+    }
+    if wanted("perfect-many") {
+        rows.push(
+            phase(
+                "20 guests, 10 Perfect games each, played fast",
+                &args,
+                &samples,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        let mut players = Vec::new();
+                        let mut asked = Tally::default();
+                        for _ in 0..20 {
+                            let player = fresh_guest(&base).await;
+                            let (tally, made) =
+                                abuse::ai_games(&base, &player, "perfect", 10).await;
+                            for (status, count) in tally.0 {
+                                asked.0.insert(status, asked.of(status) + count);
+                            }
+                            players.push((player, made));
+                        }
+                        let plays = players.iter().map(|(player, made)| {
+                            abuse::play_against_ai(&base, player, made, until)
+                        });
+                        let moves: u64 = futures_util::future::join_all(plays)
+                            .await
+                            .into_iter()
+                            .sum();
+                        format!("asked: {asked}; {moves} moves answered")
                     }
                 },
             )
@@ -244,7 +285,7 @@ async fn run(args: Args) {
         );
     }
     if wanted("sync") {
-        let game = probe_game.borrow().clone();
+        let game = probe_game.lock().unwrap().clone();
         rows.push(
             phase(
                 "100 anonymous watchers sending sync",
