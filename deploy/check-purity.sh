@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pure crates must stay pure (STYLE.md, habit 1): no IO, clock, async
+# The pure crates must stay pure (docs/ARCHITECTURE.md): no IO, clock, async
 # runtime or database. Their normal dependency trees may hold only the crates
 # listed here.
 set -euo pipefail

@@ -1,4 +1,4 @@
-//! Kalah (RULES.md, "Kalah"): two rows of pits, two stores, extra turns and
+//! Kalah (docs/RULES.md, "Kalah"): two rows of pits, two stores, extra turns and
 //! captures from an own empty pit.
 
 use std::ops::RangeInclusive;

@@ -1,5 +1,5 @@
 //! The rules of Kalah, Oware (Abapa) and Mangala II, exactly as
-//! `shared/RULES.md` states them.
+//! `docs/RULES.md` states them.
 //!
 //! The crate is pure: no IO, no clock, no randomness. Positions are small
 //! `Copy` values; [`Position::play`] returns the next position or a

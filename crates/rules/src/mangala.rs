@@ -1,4 +1,4 @@
-//! Mangala II (RULES.md, "Mangala II"): twelve holes, six stones each,
+//! Mangala II (docs/RULES.md, "Mangala II"): twelve holes, six stones each,
 //! captures of 2, 4 or 6 in either row, forced passes.
 
 use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};

@@ -1,4 +1,4 @@
-//! Oware / Abapa (RULES.md, "Oware"): a ring of twelve pits, captures of 2
+//! Oware / Abapa (docs/RULES.md, "Oware"): a ring of twelve pits, captures of 2
 //! or 3 on the opponent's side, the grand slam rule and feeding.
 
 use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};

@@ -1,4 +1,4 @@
-//! A deliberately plain implementation of RULES.md, stone by stone, sharing
+//! A deliberately plain implementation of docs/RULES.md, stone by stone, sharing
 //! no code with the engine: the property tests play both side by side.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
