@@ -15,6 +15,7 @@ pub mod password;
 pub mod pubsub;
 pub mod ratelimit;
 pub mod server;
+pub mod socket;
 pub mod sockets;
 pub mod stores;
 pub mod telemetry;

@@ -121,6 +121,11 @@ pub struct MatchSettings {
     pub allowed_origins: Vec<String>,
     /// What one player may hold or do; defaults a real player never meets.
     pub player_limits: PlayerLimits,
+    /// `APP_WS_PING_SECS`: how often the server pings a lobby socket.
+    pub ping_every: Duration,
+    /// `APP_WS_TIMEOUT_SECS`: a lobby socket silent this long is closed,
+    /// and its tickets lapse after the grace.
+    pub client_timeout: Duration,
 }
 
 /// Per-player limits, counted across instances.
@@ -203,6 +208,8 @@ impl MatchSettings {
             allowed_origins: mancala_platform::http::allowed_origins(
                 vars.get("APP_ALLOWED_ORIGINS"),
             ),
+            ping_every: Duration::from_secs(number("APP_WS_PING_SECS", 10)?.max(1)),
+            client_timeout: Duration::from_secs(number("APP_WS_TIMEOUT_SECS", 30)?.max(1)),
             player_limits: PlayerLimits {
                 games: match vars.get("APP_LIMIT_GAMES_PER_PLAYER") {
                     None => Limit {

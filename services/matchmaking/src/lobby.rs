@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use actix_ws::{AggregatedMessage, CloseCode, CloseReason};
+use mancala_platform::socket::{Inbound, Socket, SocketLimits};
 use mancala_platform::sockets::{self, SocketSlot};
 use mancala_platform::{ApiError, Authenticator, Redis};
+use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
 use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, LobbyStats, QueueStatus};
-use mancala_proto::{ErrorBody, ErrorCode};
 use redis::AsyncCommands;
 use uuid::Uuid;
 
@@ -23,8 +23,8 @@ use crate::ratings;
 /// Largest lobby message.
 const MAX_FRAME: usize = 2048;
 /// Message credits: a burst, refilled per second.
-const BURST: f64 = 20.0;
-const PER_SECOND: f64 = 5.0;
+const BURST: u32 = 20;
+const PER_SECOND: u32 = 5;
 
 /// Players with any socket open, scored by when that stops counting.
 const ONLINE: &str = "online";
@@ -81,22 +81,25 @@ pub async fn lobby(
     }
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
-    let stream = stream
-        .max_frame_size(MAX_FRAME)
-        .aggregate_continuations()
-        .max_continuation_size(MAX_FRAME);
     let deps = deps.get_ref().clone();
+    let limits = SocketLimits {
+        max_frame_bytes: MAX_FRAME,
+        auth_timeout: deps.settings.auth_timeout,
+        ping_every: deps.settings.ping_every,
+        silence: deps.settings.client_timeout,
+        message_burst: BURST,
+        messages_per_second: PER_SECOND,
+    };
+    let socket = Socket::new(session, stream, limits, deps.clock.clone());
     let authenticator = authenticator.get_ref().clone();
     actix_web::rt::spawn(async move {
         let mut lobby = Lobby {
-            session,
+            socket,
             deps,
             player: None,
             slot: None,
-            credits: BURST,
-            credited_at: 0,
         };
-        lobby.run(stream, authenticator).await;
+        lobby.run(authenticator).await;
         if let Some(slot) = lobby.slot.take() {
             slot.release().await;
         }
@@ -105,48 +108,24 @@ pub async fn lobby(
 }
 
 struct Lobby {
-    session: actix_ws::Session,
+    socket: Socket<LobbyClientMessage>,
     deps: QueueDeps,
     player: Option<Uuid>,
     /// Its place among the player's open sockets.
     slot: Option<SocketSlot>,
-    credits: f64,
-    credited_at: u64,
 }
 
 impl Lobby {
     async fn send(&mut self, message: &LobbyServerMessage) -> bool {
-        let text = serde_json::to_string(message).unwrap_or_default();
-        self.session.text(text).await.is_ok()
+        self.socket.send_json(message).await
     }
 
     async fn error(&mut self, code: ErrorCode, message: &str) -> bool {
-        self.send(&LobbyServerMessage::Error(ErrorBody {
-            code,
-            message: message.to_owned(),
-        }))
-        .await
+        self.socket.send_error(code, message).await
     }
 
     async fn close(&mut self, code: u16, reason: &str) {
-        let reason = CloseReason {
-            code: CloseCode::from(code),
-            description: Some(reason.to_owned()),
-        };
-        let _ = self.session.clone().close(Some(reason)).await;
-    }
-
-    fn take_credit(&mut self) -> bool {
-        let now = self.deps.clock.now_millis();
-        let elapsed = now.saturating_sub(self.credited_at) as f64 / 1000.0;
-        self.credits = (self.credits + elapsed * PER_SECOND).min(BURST);
-        self.credited_at = now;
-        if self.credits >= 1.0 {
-            self.credits -= 1.0;
-            true
-        } else {
-            false
-        }
+        self.socket.close(code, reason).await;
     }
 
     async fn keep_alive(&self, player: Uuid) {
@@ -158,13 +137,7 @@ impl Lobby {
         mark_online(&self.deps.redis, player, now + grace.max(30_000)).await;
     }
 
-    async fn run(
-        &mut self,
-        mut stream: actix_ws::AggregatedMessageStream,
-        authenticator: Authenticator,
-    ) {
-        self.credited_at = self.deps.clock.now_millis();
-        let opened = self.credited_at;
+    async fn run(&mut self, authenticator: Authenticator) {
         let mut tick = tokio::time::interval(self.deps.settings.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut subscription = None;
@@ -180,41 +153,25 @@ impl Lobby {
                 }
             };
             tokio::select! {
-                frame = stream.recv() => {
-                    let text = match frame {
-                        Some(Ok(AggregatedMessage::Text(text))) => text,
-                        Some(Ok(AggregatedMessage::Ping(bytes))) => {
-                            let _ = self.session.pong(&bytes).await;
-                            continue;
-                        }
-                        Some(Ok(AggregatedMessage::Pong(_))) => continue,
-                        Some(Err(actix_ws::ProtocolError::Overflow)) => {
-                            self.error(ErrorCode::PayloadTooLarge, "frame too large").await;
-                            self.close(CLOSE_TOO_BIG, "frame too large").await;
+                inbound = self.socket.next() => {
+                    let message = match inbound {
+                        Inbound::Message(message) => message,
+                        Inbound::Nothing => continue,
+                        Inbound::Closed => break,
+                        Inbound::TooBig => {
+                            self.socket.close_with(ErrorCode::PayloadTooLarge, "frame too large", CLOSE_TOO_BIG).await;
                             break;
                         }
-                        Some(Ok(AggregatedMessage::Binary(_))) => {
-                            self.error(ErrorCode::MalformedJson, "messages are JSON text").await;
-                            continue;
+                        Inbound::Flood => {
+                            self.socket.close_with(ErrorCode::RateLimited, "too many messages", CLOSE_POLICY).await;
+                            break;
                         }
-                        _ => break,
-                    };
-                    if !self.take_credit() {
-                        self.error(ErrorCode::RateLimited, "too many messages").await;
-                        self.close(CLOSE_POLICY, "too many messages").await;
-                        break;
-                    }
-                    let message: LobbyClientMessage = match serde_json::from_str(&text) {
-                        Ok(message) => message,
-                        Err(error) => {
-                            let text = error.to_string();
-                            let code = if text.contains("unknown field") { ErrorCode::UnknownField } else { ErrorCode::MalformedJson };
+                        Inbound::Invalid(error) => {
+                            self.error(error.code, &error.message).await;
                             if self.player.is_none() {
-                                self.error(code, &text).await;
                                 self.close(CLOSE_POLICY, "the first message must be auth").await;
                                 break;
                             }
-                            self.error(code, &text).await;
                             continue;
                         }
                     };
@@ -266,20 +223,27 @@ impl Lobby {
                     }
                 }
                 Some(text) = channel => {
-                    if self.session.text(text).await.is_err() {
+                    if !self.socket.send(text).await {
                         break;
                     }
                 }
                 _ = tick.tick() => {
                     let now = self.deps.clock.now_millis();
                     let Some(player) = self.player else {
-                        if now.saturating_sub(opened) >= self.deps.settings.auth_timeout.as_millis() as u64 {
+                        if self.socket.auth_expired() {
                             self.error(ErrorCode::Unauthenticated, "no auth message in time").await;
                             self.close(CLOSE_POLICY, "no auth message in time").await;
                             break;
                         }
                         continue;
                     };
+                    // A client that stopped answering (a half-open
+                    // connection) must not keep its tickets or its
+                    // "online" mark alive.
+                    if !self.socket.keep_alive().await {
+                        self.close(CLOSE_POLICY, "no sign of life").await;
+                        break;
+                    }
                     self.keep_alive(player).await;
                     if let Some(slot) = self.slot.as_mut() {
                         slot.renew(now).await;

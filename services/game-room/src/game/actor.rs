@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use bytestring::ByteString;
 use mancala_ai::{AnyAi, Level};
+use mancala_platform::socket::error_text;
 use mancala_platform::{Clock, Redis, ratelimit};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
@@ -175,13 +176,6 @@ impl GameHandle {
 /// Serialises a message once for every receiver.
 pub fn encode(message: &ServerMessage) -> ByteString {
     ByteString::from(serde_json::to_string(message).unwrap_or_default())
-}
-
-fn error_text(code: ErrorCode, message: &str) -> ByteString {
-    encode(&ServerMessage::Error(mancala_proto::ErrorBody {
-        code,
-        message: message.to_owned(),
-    }))
 }
 
 /// Whether the task goes on after a command.

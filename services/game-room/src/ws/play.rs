@@ -33,7 +33,7 @@ pub async fn play(
     }
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
-    let socket = Socket::new(session, stream, &settings, rooms.deps().clock.clone());
+    let socket = super::socket::open(session, stream, &settings, rooms.deps().clock.clone());
     let rooms = rooms.get_ref().clone();
     let authenticator = authenticator.get_ref().clone();
     actix_web::rt::spawn(run(socket, game.into_inner(), rooms, authenticator));
@@ -201,7 +201,7 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
         Ok(joined) => joined,
         Err(refusal) => {
             if let Some(url) = refusal.elsewhere {
-                socket.send_message(&ServerMessage::Elsewhere { url }).await;
+                socket.send_json(&ServerMessage::Elsewhere { url }).await;
                 socket.close(refusal.close, &refusal.message).await;
             } else {
                 socket

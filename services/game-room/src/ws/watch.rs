@@ -32,7 +32,7 @@ pub async fn watch(
     }
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
-    let socket = Socket::new(session, stream, &deps.settings, deps.clock.clone());
+    let socket = super::socket::open(session, stream, &deps.settings, deps.clock.clone());
     actix_web::rt::spawn(run(socket, game.into_inner(), deps, Watcher::Anyone));
     Ok(response)
 }
@@ -121,7 +121,7 @@ pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
         tokio::select! {
             inbound = socket.next() => match inbound {
                 Inbound::Message(ClientMessage::Ping) => {
-                    if !socket.send_message(&ServerMessage::Pong).await {
+                    if !socket.send_json(&ServerMessage::Pong).await {
                         break;
                     }
                 }

@@ -112,6 +112,10 @@ impl TestApp {
             ("APP_INTERNAL_TOKEN", "internal-test-token".to_owned()),
             ("APP_WS_TICK_MS", "20".to_owned()),
             ("APP_WS_RATE", "100000/1".to_owned()),
+            // Tests jump the clock by minutes; only the silence test wants
+            // sockets to time out.
+            ("APP_WS_TIMEOUT_SECS", "100000000".to_owned()),
+            ("APP_WS_PING_SECS", "100000000".to_owned()),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value))

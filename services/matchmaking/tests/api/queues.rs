@@ -323,3 +323,57 @@ async fn a_pairer_that_lost_its_lease_claims_nothing() {
     );
     app.cleanup().await;
 }
+
+#[actix_web::test]
+async fn a_lobby_socket_that_stops_answering_is_closed_and_its_ticket_released() {
+    let app = TestApp::spawn_full(
+        roomy_limits(),
+        &[
+            ("APP_WS_PING_SECS", "1"),
+            ("APP_WS_TIMEOUT_SECS", "3"),
+            ("APP_LOBBY_GRACE_SECS", "1"),
+        ],
+    )
+    .await;
+    let player = app.guest().await;
+    let mut lobby = Socket::lobby(&app.base, &player.access_token).await;
+    lobby.join("kalah", 3, 2).await;
+    lobby.status().await;
+    let waiting = |stats: serde_json::Value| stats["in_queue"]["kalah:3+2"].clone();
+    let (_, stats) = app.get("/v1/lobby/stats", None).await.into_parts();
+    assert_eq!(waiting(stats), 1);
+    // The client goes silent: it reads nothing, so it answers no ping. Two
+    // seconds of silence are still within the timeout.
+    app.clock.advance(2_000);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, stats) = app.get("/v1/lobby/stats", None).await.into_parts();
+    assert_eq!(waiting(stats), 1, "still within the heartbeat timeout");
+    // Past it the server closes the socket; past the grace the ticket goes.
+    app.clock.advance(1_500);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.clock.advance(1_500);
+    let mut released = false;
+    for _ in 0..100 {
+        let (_, stats) = app.get("/v1/lobby/stats", None).await.into_parts();
+        if waiting(stats) == 0 {
+            released = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(released, "the silent socket's ticket was released");
+    // What the socket got before the end: its messages, then the close.
+    let mut closed = false;
+    for _ in 0..50 {
+        if lobby
+            .next_within(Duration::from_millis(200))
+            .await
+            .is_none()
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the server closed the silent socket");
+    app.cleanup().await;
+}
