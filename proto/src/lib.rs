@@ -3,6 +3,7 @@
 //! generated from one place.
 
 pub mod accounts;
+pub mod bus;
 pub mod error;
 pub mod game;
 pub mod lobby;

@@ -126,8 +126,6 @@ pub async fn play_against_ai(base: &str, who: &Guest, games: &[String], until: I
                     made += 1;
                 }
             }
-            // Done: the game ends, so that its AI stops too.
-            ws.send(json!({"t": "resign"})).await;
             made
         }));
     }
@@ -146,6 +144,17 @@ pub struct Undos {
     pub done: u64,
     /// Undos refused as `rate_limited`.
     pub refused: u64,
+}
+
+/// Resigns the games, so that their AI stops thinking (between the
+/// bench's attacks).
+pub async fn resign_all(base: &str, who: &Guest, games: &[String]) {
+    for game in games {
+        if let Ok((mut ws, _)) = open_play(base, game, who).await {
+            ws.send(json!({"t": "resign"})).await;
+            let _ = ws.next(Duration::from_secs(2)).await;
+        }
+    }
 }
 
 /// In each game, plays a move and takes it back, every `every`, until
@@ -201,7 +210,6 @@ pub async fn undo_loop(
                     }
                 }
             }
-            ws.send(json!({"t": "resign"})).await;
             undos
         }));
     }

@@ -384,7 +384,14 @@ async fn a_stranger_with_a_game_id_leaves_no_trace() {
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
     let lease: Option<String> = redis::cmd("GET")
-        .arg(arena.stores.redis.key(&format!("lease:game:{game}")))
+        .arg(
+            arena
+                .stores
+                .redis
+                .key(&mancala_proto::bus::names::game_lease(
+                    game.parse().unwrap(),
+                )),
+        )
         .query_async(&mut arena.stores.redis.connection())
         .await
         .unwrap();

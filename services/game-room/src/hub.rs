@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use mancala_platform::Redis;
 use mancala_platform::pubsub::{PubSub, Subscription};
+use mancala_proto::bus::{GameBus, names};
 use redis::AsyncCommands;
 use uuid::Uuid;
 
@@ -52,32 +53,34 @@ impl Hub {
         }
     }
 
-    fn channel(game: Uuid) -> String {
-        format!("game:{game}")
-    }
-
-    /// Listens to a game's events.
+    /// Listens to a game's channel: [`GameBus`] messages, encoded.
     pub async fn subscribe(&self, game: Uuid) -> Subscription {
-        self.inner.pubsub.subscribe(&Hub::channel(game)).await
+        self.inner
+            .pubsub
+            .subscribe(&names::game_channel(game))
+            .await
     }
 
-    /// Publishes an event on a game's channel.
-    pub async fn publish(&self, game: Uuid, text: &str) {
-        self.inner.pubsub.publish(&Hub::channel(game), text).await;
+    /// Publishes on a game's channel.
+    pub async fn publish(&self, game: Uuid, message: &GameBus) {
+        self.inner
+            .pubsub
+            .publish(&names::game_channel(game), &message.encode())
+            .await;
     }
 
     /// Wakes the rating service's workers.
     pub async fn wake_ratings(&self, game: Uuid) {
         self.inner
             .pubsub
-            .publish("ratings", &game.to_string())
+            .publish(names::RATINGS_CHANNEL, &game.to_string())
             .await;
     }
 
     /// Records which seats have a player connected, for watchers that
     /// join on other instances.
     pub async fn set_presence(&self, game: Uuid, connected: [bool; 2]) {
-        let key = self.inner.redis.key(&format!("presence:{game}"));
+        let key = self.inner.redis.key(&names::presence(game));
         let value = format!("{}{}", u8::from(connected[0]), u8::from(connected[1]));
         let mut connection = self.inner.redis.connection();
         let write = connection.set_ex::<_, _, ()>(key, value, SHARED_STATE_TTL_SECS as u64);
@@ -88,7 +91,7 @@ impl Hub {
 
     /// Which seats have a player connected, as last recorded.
     pub async fn presence(&self, game: Uuid) -> [bool; 2] {
-        let key = self.inner.redis.key(&format!("presence:{game}"));
+        let key = self.inner.redis.key(&names::presence(game));
         let mut connection = self.inner.redis.connection();
         let read = connection.get::<_, Option<String>>(key);
         match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
@@ -99,7 +102,7 @@ impl Hub {
 
     /// Watchers of a game across every instance.
     pub async fn watchers(&self, game: Uuid) -> u32 {
-        let key = self.inner.redis.key(&format!("watchers:{game}"));
+        let key = self.inner.redis.key(&names::watchers(game));
         let mut connection = self.inner.redis.connection();
         let read = connection.hvals::<_, Vec<u32>>(key);
         match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
@@ -147,7 +150,7 @@ impl Hub {
             }
             local
         };
-        let key = self.inner.redis.key(&format!("watchers:{game}"));
+        let key = self.inner.redis.key(&names::watchers(game));
         let mut connection = self.inner.redis.connection();
         let mut pipe = redis::pipe();
         pipe.hset(&key, &self.inner.instance, local)
@@ -163,8 +166,9 @@ impl Hub {
             return;
         }
         let count = self.watchers(game).await;
-        let text = serde_json::to_string(&mancala_proto::ServerMessage::Watchers { count })
+        let message = serde_json::to_string(&mancala_proto::ServerMessage::Watchers { count })
             .unwrap_or_default();
-        self.publish(game, &text).await;
+        self.publish(game, &GameBus::Watchers { count, message })
+            .await;
     }
 }

@@ -26,10 +26,7 @@ const MAX_FRAME: usize = 2048;
 const BURST: u32 = 20;
 const PER_SECOND: u32 = 5;
 
-/// Players with any socket open, scored by when that stops counting.
-const ONLINE: &str = "online";
-/// Players in live games, kept by game-room the same way.
-const PLAYING: &str = "playing";
+use mancala_proto::bus::names::{ONLINE, PLAYING};
 
 /// Counts a player online until `until` (clock ms).
 pub async fn mark_online(redis: &Redis, player: Uuid, until: u64) {

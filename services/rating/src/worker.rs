@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{Clock, Redis};
+use mancala_proto::bus::{GameBus, names};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::rating::RatingDelta;
 use sqlx::{PgConnection, PgPool};
@@ -232,10 +233,11 @@ impl Rater {
                 after: after.rating,
             })
             .collect();
-        let text =
+        let message =
             serde_json::to_string(&ServerMessage::RatingChange { changes }).unwrap_or_default();
+        let bus = GameBus::RatingChange { message };
         self.pubsub
-            .publish(&format!("game:{}", applied.game), &text)
+            .publish(&names::game_channel(applied.game), &bus.encode())
             .await;
     }
 
@@ -263,7 +265,7 @@ impl Rater {
         for _ in 0..workers {
             let rater = self.clone();
             tokio::spawn(async move {
-                let mut wake = rater.pubsub.subscribe("ratings").await;
+                let mut wake = rater.pubsub.subscribe(names::RATINGS_CHANNEL).await;
                 loop {
                     rater.drain().await;
                     let _ = tokio::time::timeout(rater.settings.poll, wake.receiver.recv()).await;

@@ -187,6 +187,7 @@ async fn run(args: Args) {
                         let (tally, made) = abuse::ai_games(&base, &flooder, "perfect", 200).await;
                         let playing: Vec<String> = made.into_iter().take(40).collect();
                         let moves = abuse::play_against_ai(&base, &flooder, &playing, until).await;
+                        abuse::resign_all(&base, &flooder, &playing).await;
                         format!(
                             "asked: {tally}; {moves} moves answered in {} games",
                             playing.len()
@@ -224,6 +225,9 @@ async fn run(args: Args) {
                             .await
                             .into_iter()
                             .sum();
+                        for (player, made) in &players {
+                            abuse::resign_all(&base, player, made).await;
+                        }
                         format!("asked: {asked}; {moves} moves answered")
                     }
                 },
@@ -250,6 +254,7 @@ async fn run(args: Args) {
                             until,
                         )
                         .await;
+                        abuse::resign_all(&base, &looper, &made).await;
                         format!(
                             "{} undos sent, {} done, {} refused",
                             undos.sent, undos.done, undos.refused

@@ -15,6 +15,7 @@ use mancala_ai::{AnyAi, Level};
 use mancala_platform::socket::error_text;
 use mancala_platform::{Clock, Redis, ratelimit};
 use mancala_proto::ErrorCode;
+use mancala_proto::bus::{GameBus, Route, names};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
 use mancala_proto::game::{EndReason, GameResult, Over, ServerMessage};
 use sqlx::PgPool;
@@ -293,7 +294,7 @@ impl Actor {
                 _ = tick.tick() => self.on_tick().await,
                 message = subscription.receiver.recv() => {
                     if let Ok(text) = message {
-                        self.relay_watchers(text);
+                        self.relay(text);
                     }
                     Next::Continue
                 }
@@ -378,18 +379,22 @@ impl Actor {
 
     /// Watcher counts come from every instance through the hub; the other
     /// events on the channel are this task's own.
-    fn relay_watchers(&mut self, text: ByteString) {
-        // Rating changes come from the rating service, for the players.
-        if text.starts_with(r#"{"t":"rating_change""#) {
-            let _ = self.events.send(Outbound::Text(text));
+    fn relay(&mut self, text: ByteString) {
+        let Ok((route, start)) = GameBus::route(&text) else {
             return;
-        }
-        if !text.starts_with(r#"{"t":"watchers""#) {
-            return;
-        }
-        if let Ok(ServerMessage::Watchers { count }) = serde_json::from_str(&text) {
-            self.watchers = count;
-            let _ = self.events.send(Outbound::Text(text));
+        };
+        let payload = text.slice_ref(&text[start..]);
+        match route {
+            // This task's own events and notices, come back.
+            Route::Event { .. } | Route::Notice => {}
+            Route::Watchers { count } => {
+                self.watchers = count;
+                let _ = self.events.send(Outbound::Text(payload));
+            }
+            // From the rating service, for the players.
+            Route::RatingChange => {
+                let _ = self.events.send(Outbound::Text(payload));
+            }
         }
     }
 
@@ -650,11 +655,12 @@ impl Actor {
             };
             let player = player.to_string();
             marks += 1;
-            pipe.zadd(redis.key("online"), &player, until).ignore();
+            pipe.zadd(redis.key(names::ONLINE), &player, until).ignore();
             if self.live.is_over() || info.ai.is_some() {
-                pipe.zrem(redis.key("playing"), &player).ignore();
+                pipe.zrem(redis.key(names::PLAYING), &player).ignore();
             } else {
-                pipe.zadd(redis.key("playing"), &player, until).ignore();
+                pipe.zadd(redis.key(names::PLAYING), &player, until)
+                    .ignore();
             }
         }
         if marks == 0 {
@@ -1069,6 +1075,11 @@ impl Actor {
             }
         }
         let _ = self.events.send(Outbound::Text(text.clone()));
-        self.deps.hub.publish(self.live.id(), &text).await;
+        let message = text.to_string();
+        let bus = match versioned {
+            Some((version, _)) => GameBus::Event { version, message },
+            None => GameBus::Notice { message },
+        };
+        self.deps.hub.publish(self.live.id(), &bus).await;
     }
 }

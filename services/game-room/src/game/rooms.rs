@@ -64,7 +64,7 @@ impl Lease {
         owner: &str,
         millis: u64,
     ) -> Result<Lease, HostError> {
-        let key = redis.key(&format!("lease:game:{game}"));
+        let key = redis.key(&mancala_proto::bus::names::game_lease(game));
         let mut connection = redis.connection();
         let taken: Option<String> = redis::cmd("SET")
             .arg(&key)
@@ -93,7 +93,7 @@ impl Lease {
             }
             Some(holder) => {
                 let url: Option<String> = redis::cmd("HGET")
-                    .arg(redis.key("instances"))
+                    .arg(redis.key(mancala_proto::bus::names::INSTANCES))
                     .arg(&holder)
                     .query_async(&mut connection)
                     .await
@@ -258,7 +258,7 @@ impl Rooms {
     pub async fn advertise(&self, url: &str) {
         let mut connection = self.deps.redis.connection();
         let advertised: Result<(), _> = redis::cmd("HSET")
-            .arg(self.deps.redis.key("instances"))
+            .arg(self.deps.redis.key(mancala_proto::bus::names::INSTANCES))
             .arg(&self.deps.settings.instance)
             .arg(url)
             .query_async(&mut connection)

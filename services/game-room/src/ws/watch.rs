@@ -6,6 +6,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use bytestring::ByteString;
 use mancala_platform::ApiError;
+use mancala_proto::bus::{GameBus, Route};
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
@@ -66,24 +67,15 @@ async fn snapshot(
     deps.snapshots.state(deps, game, at_least).await
 }
 
-/// The version a published event carries, if it is a versioned one.
-fn version_of(text: &str) -> Option<u64> {
-    let versioned = [
-        r#"{"t":"moved""#,
-        r#"{"t":"over""#,
-        r#"{"t":"undone""#,
-        r#"{"t":"taken_over""#,
-    ];
-    if !versioned.iter().any(|tag| text.starts_with(tag)) {
-        return None;
-    }
-    match serde_json::from_str(text).ok()? {
-        ServerMessage::Moved(moved) => Some(moved.version),
-        ServerMessage::Over(over) => Some(over.version),
-        ServerMessage::Undone(undone) => Some(undone.version),
-        ServerMessage::TakenOver { version, .. } => Some(version),
-        _ => None,
-    }
+/// A message from the game's channel: its version when it is an event,
+/// and what to pass to the watcher (`None`: a message that is not ours).
+fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
+    let (route, start) = GameBus::route(text).ok()?;
+    let version = match route {
+        Route::Event { version } => Some(version),
+        Route::Notice | Route::Watchers { .. } | Route::RatingChange => None,
+    };
+    Some((version, text.slice_ref(&text[start..])))
 }
 
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
@@ -159,12 +151,14 @@ pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
                 Inbound::Nothing => {}
             },
             event = subscription.receiver.recv() => {
-                let seen = event.as_ref().ok().and_then(|text| version_of(text));
+                let event = event.map(|text| routed(&text));
+                let seen = event.as_ref().ok().and_then(|routed| routed.as_ref()?.0);
                 if let Some(seen) = seen {
                     deps.snapshots.saw(game, seen);
                 }
                 let resync = match event {
-                    Ok(text) => match seen {
+                    Ok(None) => None,
+                    Ok(Some((_, text))) => match seen {
                         Some(seen) if seen <= version => None,
                         Some(seen) if seen == version + 1 => {
                             version = seen;

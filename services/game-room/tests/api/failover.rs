@@ -84,7 +84,12 @@ async fn a_host_that_lost_the_game_cannot_write() {
     // The first host's lease is lost (as if it expired during a pause).
     let mut redis = world.stores.redis.connection();
     let _: () = redis::cmd("DEL")
-        .arg(world.stores.redis.key(&format!("lease:game:{}", game.id)))
+        .arg(
+            world
+                .stores
+                .redis
+                .key(&mancala_proto::bus::names::game_lease(game.id)),
+        )
         .query_async(&mut redis)
         .await
         .unwrap();

@@ -221,7 +221,12 @@ async fn a_stranger_with_a_game_id_wakes_nothing() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     // No lease, no epoch, no AI move, no clock: nothing happened.
     let lease: Option<String> = redis::cmd("GET")
-        .arg(world.stores.redis.key(&format!("lease:game:{}", game.id)))
+        .arg(
+            world
+                .stores
+                .redis
+                .key(&mancala_proto::bus::names::game_lease(game.id)),
+        )
         .query_async(&mut world.stores.redis.connection())
         .await
         .unwrap();

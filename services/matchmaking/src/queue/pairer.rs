@@ -34,10 +34,7 @@ pub struct QueueDeps {
     pub rules: PairingRules,
 }
 
-/// The channel a player's lobby sockets listen on.
-pub fn player_channel(player: Uuid) -> String {
-    format!("player:{player}")
-}
+pub use mancala_proto::bus::names::player_channel;
 
 /// Games asked of game-room at once by one pairing wave.
 const GAMES_AT_ONCE: usize = 32;

@@ -1,0 +1,179 @@
+//! What the services say to each other through Redis, typed: every channel
+//! and shared key is named here, once, and every message that crosses a
+//! game's channel is a variant of [`GameBus`], with what a receiver routes
+//! on (a version, a kind) carried beside the payload, so nobody parses a
+//! payload to learn what it is. A player's channel carries
+//! `LobbyServerMessage`s as they are.
+//!
+//! Names are unprefixed: each service adds its deployment's Redis prefix
+//! (`mancala_platform::Redis::key`).
+
+/// Channel and key names.
+pub mod names {
+    use uuid::Uuid;
+
+    /// A game's channel: its events, watcher counts and rating change.
+    pub fn game_channel(game: Uuid) -> String {
+        format!("game:{game}")
+    }
+
+    /// A player's channel: lobby messages for their lobby sockets
+    /// (`matched`, or an error after a failed pairing), as JSON.
+    pub fn player_channel(player: Uuid) -> String {
+        format!("player:{player}")
+    }
+
+    /// Wakes the rating workers: a rated game ended (the payload is its id).
+    pub const RATINGS_CHANNEL: &str = "ratings";
+
+    /// Players with a socket open, scored by when that stops counting.
+    pub const ONLINE: &str = "online";
+
+    /// Players in a live game, scored the same way.
+    pub const PLAYING: &str = "playing";
+
+    /// Which seats of a game have a player connected.
+    pub fn presence(game: Uuid) -> String {
+        format!("presence:{game}")
+    }
+
+    /// A game's watchers per instance.
+    pub fn watchers(game: Uuid) -> String {
+        format!("watchers:{game}")
+    }
+
+    /// The host lease of a game.
+    pub fn game_lease(game: Uuid) -> String {
+        format!("lease:game:{game}")
+    }
+
+    /// Where each game-room instance is reached.
+    pub const INSTANCES: &str = "instances";
+}
+
+/// What crosses a game's channel. The payload is the socket message
+/// itself, already serialised: receivers pass it on as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameBus {
+    /// An event of the game (`moved`, `undone`, `taken_over`, `over`),
+    /// published by its host, with its version.
+    Event { version: u64, message: String },
+    /// A message of the game's host that no `sync` replays (presence,
+    /// rematch offers, a player leaving the room).
+    Notice { message: String },
+    /// How many watch the game (`watchers`), across instances.
+    Watchers { count: u32, message: String },
+    /// The players' rating change (`rating_change`), from the rating
+    /// service.
+    RatingChange { message: String },
+}
+
+/// A bus message that does not decode: another version of the code sent
+/// it, or something else uses the channel.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not a bus message: {0}")]
+pub struct Undecodable(String);
+
+impl GameBus {
+    /// One line of routing, a newline, then the payload: cheap to write
+    /// and to route, and the payload needs no escaping.
+    pub fn encode(&self) -> String {
+        let (head, message) = match self {
+            GameBus::Event { version, message } => (format!("event {version}"), message),
+            GameBus::Notice { message } => ("notice".to_owned(), message),
+            GameBus::Watchers { count, message } => (format!("watchers {count}"), message),
+            GameBus::RatingChange { message } => ("rating_change".to_owned(), message),
+        };
+        let mut text = String::with_capacity(head.len() + 1 + message.len());
+        text.push_str(&head);
+        text.push('\n');
+        text.push_str(message);
+        text
+    }
+
+    /// The routing line and where the payload starts in `text`: for
+    /// receivers that keep the payload without copying it.
+    pub fn route(text: &str) -> Result<(Route, usize), Undecodable> {
+        let bad = || Undecodable(text.chars().take(40).collect());
+        let (head, _) = text.split_once('\n').ok_or_else(bad)?;
+        let (kind, number) = head.split_once(' ').unwrap_or((head, ""));
+        let route = match kind {
+            "event" => Route::Event {
+                version: number.parse().map_err(|_| bad())?,
+            },
+            "notice" => Route::Notice,
+            "watchers" => Route::Watchers {
+                count: number.parse().map_err(|_| bad())?,
+            },
+            "rating_change" => Route::RatingChange,
+            _ => return Err(bad()),
+        };
+        Ok((route, head.len() + 1))
+    }
+
+    pub fn decode(text: &str) -> Result<GameBus, Undecodable> {
+        let (route, start) = GameBus::route(text)?;
+        let message = text[start..].to_owned();
+        Ok(match route {
+            Route::Event { version } => GameBus::Event { version, message },
+            Route::Notice => GameBus::Notice { message },
+            Route::Watchers { count } => GameBus::Watchers { count, message },
+            Route::RatingChange => GameBus::RatingChange { message },
+        })
+    }
+}
+
+/// What a [`GameBus`] message is, without its payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Event { version: u64 },
+    Notice,
+    Watchers { count: u32 },
+    RatingChange,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_and_route_without_parsing_the_payload() {
+        let payload = r#"{"t":"moved","d":{"ply":3}}"#.to_owned();
+        for message in [
+            GameBus::Event {
+                version: 7,
+                message: payload.clone(),
+            },
+            GameBus::Watchers {
+                count: 12,
+                message: payload.clone(),
+            },
+            GameBus::Notice {
+                message: payload.clone(),
+            },
+            GameBus::RatingChange {
+                message: "line one\nline two".to_owned(),
+            },
+        ] {
+            let text = message.encode();
+            assert_eq!(GameBus::decode(&text), Ok(message.clone()));
+        }
+        let text = GameBus::Event {
+            version: 42,
+            message: payload.clone(),
+        }
+        .encode();
+        let (route, start) = GameBus::route(&text).unwrap();
+        assert_eq!(route, Route::Event { version: 42 });
+        assert_eq!(&text[start..], payload);
+        for bad in [
+            "",
+            "event\n{}",
+            "event x\n{}",
+            "moved 3\n{}",
+            r#"{"t":"moved"}"#,
+        ] {
+            assert!(GameBus::decode(bad).is_err(), "{bad:?}");
+        }
+    }
+}
