@@ -127,7 +127,7 @@ async fn run(workers: usize) {
     // Ranked games ended by resignation, watched to the rating change.
     let games = mancala_game_room::Application::build(
         Settings::from_vars(vars.clone()).unwrap(),
-        mancala_game_room::RoomSettings::from_vars(vars.clone()).unwrap(),
+        mancala_game_room::GameRoomSettings::from_vars(vars.clone()).unwrap(),
         clock.clone(),
     )
     .await

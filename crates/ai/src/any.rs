@@ -4,7 +4,7 @@
 use mancala_rules::{AnyPosition, Game, Kalah, Mangala, Oware, Variant};
 
 use crate::budget::Budget;
-use crate::player::{Ai, Decision, Level, LevelUnavailable, Player};
+use crate::player::{Ai, Chooser, Decision, Level, LevelUnavailable};
 
 /// An AI of any variant. It searches the variant's own position type, so it
 /// is as fast as [`Ai`] over that type.
@@ -66,7 +66,7 @@ impl AnyAi {
     }
 }
 
-impl Player<AnyPosition> for AnyAi {
+impl Chooser<AnyPosition> for AnyAi {
     /// `None` when the game is over or is of another variant than the AI's.
     fn choose(&mut self, game: &Game<AnyPosition>, budget: &Budget) -> Option<Decision> {
         match &mut self.inner {

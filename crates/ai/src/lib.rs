@@ -10,7 +10,7 @@
 //! stop flag when their deadline passes.
 //!
 //! ```
-//! use mancala_ai::{Ai, Level, Player};
+//! use mancala_ai::{Ai, Chooser, Level};
 //! use mancala_rules::{Game, Kalah, Position};
 //!
 //! let game = Game::new(Kalah::default());
@@ -34,6 +34,6 @@ pub use budget::Budget;
 pub use calibration::{level_near, rating};
 pub use endgame::Endgame;
 pub use eval::{Evaluate, SCALE};
-pub use player::{Ai, Decision, Level, LevelUnavailable, Player, UnknownLevel};
+pub use player::{Ai, Chooser, Decision, Level, LevelUnavailable, UnknownLevel};
 pub use search::{SearchResult, Searcher};
 pub use solver::{Progress, Solution, Solver, SolverCache};

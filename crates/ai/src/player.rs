@@ -14,7 +14,7 @@ use crate::solver::SolverCache;
 
 /// Anything that chooses moves: the AI levels here, or a test's scripted
 /// player.
-pub trait Player<P: Position> {
+pub trait Chooser<P: Position> {
     /// A move for the player to move in the game's position, within the
     /// budget; `None` when the game is over.
     fn choose(&mut self, game: &Game<P>, budget: &Budget) -> Option<Decision>;
@@ -209,7 +209,7 @@ impl<P: Evaluate> Ai<P> {
     }
 }
 
-impl<P: Evaluate> Player<P> for Ai<P> {
+impl<P: Evaluate> Chooser<P> for Ai<P> {
     fn choose(&mut self, game: &Game<P>, budget: &Budget) -> Option<Decision> {
         if game.position().is_over() {
             return None;

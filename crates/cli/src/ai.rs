@@ -1,7 +1,7 @@
 //! `mancala ai`: the AI's move for a position.
 
 use clap::Args;
-use mancala_ai::{AnyAi, Budget, Level, Player};
+use mancala_ai::{AnyAi, Budget, Chooser, Level};
 use serde_json::json;
 
 use crate::Failure;

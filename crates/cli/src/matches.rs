@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_ai::{AnyAi, Budget, Decision, Level, Player};
+use mancala_ai::{AnyAi, Budget, Chooser, Decision, Level};
 use mancala_rules::{AnyPosition, Game, Pit, Position, Variant, Winner};
 use serde_json::json;
 

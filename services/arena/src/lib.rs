@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use mancala_game_room::{GameRoom, RoomSettings};
+use mancala_game_room::{GameRoom, GameRoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
 use mancala_platform::{
     Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError, connect_postgres, serve_on,
@@ -20,7 +20,7 @@ pub struct ArenaSettings {
     pub shared: Settings,
     pub accounts: AccountSettings,
     pub matching: MatchSettings,
-    pub rooms: RoomSettings,
+    pub game_room: GameRoomSettings,
     pub rating: RatingSettings,
     /// `APP_WEB_DIR`: the browser client's files.
     pub web_dir: PathBuf,
@@ -40,8 +40,8 @@ impl Arena {
         let own = format!("http://{address}");
         // Matchmaking creates games through game-room's endpoint, here.
         settings.matching.game_room_url = own.clone();
-        settings.rooms.internal_token = settings.matching.internal_token.clone();
-        settings.rooms.public_url.get_or_insert(own);
+        settings.game_room.internal_token = settings.matching.internal_token.clone();
+        settings.game_room.public_url.get_or_insert(own);
         if settings.shared.jwt_private_key.is_none() {
             // One key for the signer and the verifiers of this process.
             settings.shared.jwt_private_key = Some(mancala_platform::jwt::random_seed());
@@ -63,7 +63,7 @@ impl Arena {
             postgres.clone(),
             redis.clone(),
             shared,
-            settings.rooms,
+            settings.game_room,
             clock.clone(),
         )?;
         let rating = RatingService::new(
@@ -100,9 +100,9 @@ impl Arena {
 
     /// Serves until SIGINT/SIGTERM, then drains the hosted games.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let rooms = self.game_room.rooms().clone();
+        let hosted = self.game_room.hosted().clone();
         self.bound
-            .run_until_signal(|| async move { rooms.drain().await })
+            .run_until_signal(|| async move { hosted.drain().await })
             .await
     }
 }

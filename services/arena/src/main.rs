@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use mancala_arena::{Arena, ArenaSettings};
-use mancala_game_room::RoomSettings;
+use mancala_game_room::GameRoomSettings;
 use mancala_matchmaking::{AccountSettings, MatchSettings};
 use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, Settings};
@@ -14,7 +14,7 @@ fn settings(vars: Vec<(String, String)>) -> Result<ArenaSettings, mancala_platfo
         shared: Settings::from_vars(vars.clone())?,
         accounts: AccountSettings::from_vars(vars.clone())?,
         matching: MatchSettings::from_vars(vars.clone())?,
-        rooms: RoomSettings::from_vars(vars.clone())?,
+        game_room: GameRoomSettings::from_vars(vars.clone())?,
         rating: RatingSettings::from_vars(vars.clone())?,
         web_dir: mancala_arena::web::web_dir(&vars),
     })

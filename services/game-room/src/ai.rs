@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use mancala_ai::{AnyAi, Level, Player};
+use mancala_ai::{AnyAi, Chooser, Level};
 use mancala_rules::{AnyPosition, Game, Variant};
 use tokio::sync::{Notify, Semaphore, oneshot};
 

@@ -12,16 +12,16 @@ use mancala_platform::{
 use sqlx::PgPool;
 
 use crate::ai::{AiPool, PoolSettings};
-use crate::config::RoomSettings;
-use crate::game::Rooms;
-use crate::game::actor::Deps;
+use crate::config::GameRoomSettings;
+use crate::game::HostedGames;
+use crate::game::host::Deps;
 use crate::hub::Hub;
 use crate::routes::{self, InternalToken};
 
 /// The game-room service's state, shared by its handlers.
 #[derive(Clone)]
 pub struct GameRoom {
-    rooms: Rooms,
+    hosted: HostedGames,
     authenticator: Authenticator,
     internal_token: InternalToken,
 }
@@ -34,7 +34,7 @@ impl GameRoom {
         postgres: PgPool,
         redis: Redis,
         settings: &Settings,
-        room_settings: RoomSettings,
+        room_settings: GameRoomSettings,
         clock: Clock,
     ) -> Result<GameRoom, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
@@ -56,27 +56,27 @@ impl GameRoom {
             ai,
             snapshots: Default::default(),
         };
-        let rooms = Rooms::new(deps);
-        rooms.spawn_room_sweeper();
+        let hosted = HostedGames::new(deps);
+        hosted.spawn_room_sweeper();
         if let Some(url) = public_url {
-            let rooms = rooms.clone();
-            tokio::spawn(async move { rooms.advertise_forever(url).await });
+            let hosted = hosted.clone();
+            tokio::spawn(async move { hosted.advertise_forever(url).await });
         }
         Ok(GameRoom {
-            rooms,
+            hosted,
             authenticator: Authenticator::new(verifier, clock),
             internal_token,
         })
     }
 
-    pub fn rooms(&self) -> &Rooms {
-        &self.rooms
+    pub fn hosted(&self) -> &HostedGames {
+        &self.hosted
     }
 
     /// Mounts the service's routes and the state they need.
     pub fn configure(&self, config: &mut web::ServiceConfig) {
         config
-            .app_data(web::Data::new(self.rooms.clone()))
+            .app_data(web::Data::new(self.hosted.clone()))
             .app_data(web::Data::new(self.authenticator.clone()))
             .app_data(web::Data::new(self.internal_token.clone()))
             .configure(routes::configure);
@@ -92,7 +92,7 @@ pub struct Application {
 impl Application {
     pub async fn build(
         settings: Settings,
-        mut room_settings: RoomSettings,
+        mut room_settings: GameRoomSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
         // Bound first, so the address can be advertised to other instances.
@@ -137,9 +137,9 @@ impl Application {
     /// Serves until SIGINT/SIGTERM; then releases every hosted game, so
     /// its players move to another instance at once, and stops.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let rooms = self.service.rooms().clone();
+        let hosted = self.service.hosted().clone();
         self.bound
-            .run_until_signal(|| async move { rooms.drain().await })
+            .run_until_signal(|| async move { hosted.drain().await })
             .await
     }
 }

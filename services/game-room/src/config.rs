@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 /// How game sockets and hosted games behave.
 #[derive(Clone, Debug)]
-pub struct RoomSettings {
+pub struct GameRoomSettings {
     /// `APP_INSTANCE_ID`: names this instance in leases and watcher counts.
     /// Default: a fresh id per start.
     pub instance: String,
@@ -79,14 +79,14 @@ pub struct RoomSettings {
     pub undos: mancala_platform::ratelimit::Limit,
 }
 
-impl RoomSettings {
-    pub fn from_env() -> Result<RoomSettings, ConfigError> {
-        RoomSettings::from_vars(std::env::vars())
+impl GameRoomSettings {
+    pub fn from_env() -> Result<GameRoomSettings, ConfigError> {
+        GameRoomSettings::from_vars(std::env::vars())
     }
 
     pub fn from_vars(
         vars: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<RoomSettings, ConfigError> {
+    ) -> Result<GameRoomSettings, ConfigError> {
         let vars: HashMap<String, String> = vars.into_iter().collect();
         let number = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
             vars.get(name).map_or(Ok(default), |text| {
@@ -107,7 +107,7 @@ impl RoomSettings {
                     reason: format!("expected burst/per_second, got {text:?}"),
                 })?,
         };
-        Ok(RoomSettings {
+        Ok(GameRoomSettings {
             instance: vars
                 .get("APP_INSTANCE_ID")
                 .cloned()
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn defaults_and_overrides() {
-        let settings = RoomSettings::from_vars([
+        let settings = GameRoomSettings::from_vars([
             (
                 "APP_ALLOWED_ORIGINS".to_owned(),
                 "https://a.example/, https://b.example".to_owned(),
@@ -188,8 +188,8 @@ mod tests {
         );
         assert_eq!(settings.auth_timeout, Duration::from_secs(5));
         assert_eq!(settings.max_frame_bytes, 4096);
-        let error =
-            RoomSettings::from_vars([("APP_WS_RATE".to_owned(), "0/1".to_owned())]).unwrap_err();
+        let error = GameRoomSettings::from_vars([("APP_WS_RATE".to_owned(), "0/1".to_owned())])
+            .unwrap_err();
         assert_eq!(error.name, "APP_WS_RATE");
     }
 }

@@ -15,4 +15,4 @@ pub mod store;
 pub mod ws;
 
 pub use app::{Application, GameRoom};
-pub use config::RoomSettings;
+pub use config::GameRoomSettings;

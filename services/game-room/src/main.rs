@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use mancala_game_room::{Application, RoomSettings};
+use mancala_game_room::{Application, GameRoomSettings};
 use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, Settings};
 
@@ -17,7 +17,7 @@ async fn main() -> ExitCode {
         }
     };
     init_logging(settings.log_format);
-    let room_settings = match RoomSettings::from_vars(vars) {
+    let room_settings = match GameRoomSettings::from_vars(vars) {
         Ok(settings) => settings,
         Err(error) => {
             tracing::error!(%error, "bad settings");

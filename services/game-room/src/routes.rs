@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::game::{Rooms, ranked};
+use crate::game::{HostedGames, ranked};
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
 
@@ -73,8 +73,8 @@ fn check_internal(request: &HttpRequest, token: &InternalToken) -> Result<(), Ap
     Ok(())
 }
 
-fn now(rooms: &Rooms) -> f64 {
-    rooms.deps().clock.now_millis() as f64 / 1000.0
+fn now(hosted: &HostedGames) -> f64 {
+    hosted.deps().clock.now_millis() as f64 / 1000.0
 }
 
 fn invalid(message: impl Into<String>) -> ApiError {
@@ -102,7 +102,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
 )]
 pub(crate) async fn create_game(
     _caller: ServiceCaller,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -151,12 +151,12 @@ pub(crate) async fn create_game(
     if body.time_control.is_some_and(|tc| !tc.is_playable()) {
         return Err(invalid(mancala_proto::game::TimeControl::LIMITS));
     }
-    let postgres = &rooms.deps().postgres;
+    let postgres = &hosted.deps().postgres;
     if !store::players_exist(postgres, &players).await? {
         return Err(invalid("unknown player"));
     }
     let seats: [NewSeat; 2] = seats.try_into().map_err(|_| invalid("two seats"))?;
-    let now = now(&rooms);
+    let now = now(&hosted);
     let room = body.room.then(Uuid::now_v7);
     if let Some(id) = body.id
         && let Some(existing) = store::game(postgres, id).await?
@@ -174,7 +174,7 @@ pub(crate) async fn create_game(
         )));
     }
     let mut tx = postgres.begin().await?;
-    let limit = rooms.deps().settings.rated_pair_limit;
+    let limit = hosted.deps().settings.rated_pair_limit;
     let (rated, casual_reason) = ranked::decide(&mut tx, body.rated, &seats, limit, now).await?;
     let game = NewGame {
         id: body.id.unwrap_or_else(Uuid::now_v7),
@@ -187,7 +187,7 @@ pub(crate) async fn create_game(
         casual_reason,
     };
     if let Some(room) = room {
-        let life = rooms.deps().settings.room_life.as_secs_f64();
+        let life = hosted.deps().settings.room_life.as_secs_f64();
         store::insert_room(&mut tx, room, now, now + life).await?;
     }
     store::insert_game(&mut tx, &game, now).await?;
@@ -225,9 +225,9 @@ fn corrupt(error: store::CorruptRow) -> ApiError {
 )]
 pub(crate) async fn game_record(
     id: web::Path<Uuid>,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GameRecord>, ApiError> {
-    let postgres = &rooms.deps().postgres;
+    let postgres = &hosted.deps().postgres;
     let id = id.into_inner();
     let row = store::game(postgres, id)
         .await?
@@ -310,7 +310,7 @@ fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
 pub(crate) async fn player_games(
     id: web::Path<Uuid>,
     query: web::Query<ListQuery>,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;
     let limit = limit(query.limit)?;
@@ -319,7 +319,7 @@ pub(crate) async fn player_games(
         Some(text) => Some(store::parse_cursor(text).ok_or_else(|| invalid("bad cursor"))?),
     };
     let rows = store::history(
-        &rooms.deps().postgres,
+        &hosted.deps().postgres,
         id.into_inner(),
         variant,
         before,
@@ -350,10 +350,10 @@ pub(crate) async fn player_games(
 )]
 pub(crate) async fn live_games(
     query: web::Query<LiveQuery>,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;
-    let rows = store::live(&rooms.deps().postgres, variant, limit(query.limit)?).await?;
+    let rows = store::live(&hosted.deps().postgres, variant, limit(query.limit)?).await?;
     let games = rows
         .iter()
         .map(store::GameRow::summary)
@@ -370,11 +370,11 @@ pub(crate) async fn live_games(
     responses((status = 200, description = "At most one game per variant", body = [GameSummary]))
 )]
 pub(crate) async fn featured_games(
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<Vec<GameSummary>>, ApiError> {
     let mut featured = Vec::new();
     for variant in ["kalah", "oware", "mangala"] {
-        let rows = store::live(&rooms.deps().postgres, Some(variant), 1).await?;
+        let rows = store::live(&hosted.deps().postgres, Some(variant), 1).await?;
         if let Some(row) = rows.first() {
             featured.push(row.summary().map_err(corrupt)?);
         }

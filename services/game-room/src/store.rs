@@ -621,7 +621,7 @@ pub async fn undo(
 
 /// An AI takes an absent player's seat; the game becomes casual.
 pub async fn take_over(
-    pool: &PgPool,
+    connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
     seat: u8,
@@ -639,7 +639,7 @@ pub async fn take_over(
         level,
         version as i64,
     )
-    .execute(pool)
+    .execute(connection)
     .await?;
     Ok(done.rows_affected() == 1)
 }

@@ -1,6 +1,6 @@
 //! Every level returns a legal move, reproducibly.
 
-use mancala_ai::{Ai, AnyAi, Budget, Evaluate, Level, Player};
+use mancala_ai::{Ai, AnyAi, Budget, Chooser, Evaluate, Level};
 use mancala_rules::{Game, Kalah, KalahOptions, Mangala, Oware, Pit, Position, Variant};
 use proptest::prelude::*;
 

@@ -12,8 +12,8 @@ use uuid::Uuid;
 
 use super::socket::{Inbound, Socket, origin_allowed};
 use super::watch::{self, Watcher};
-use crate::game::actor::{Outbound, Request};
-use crate::game::{GameHandle, HostError, Joined, Rooms};
+use crate::game::host::{Outbound, Request};
+use crate::game::{GameHandle, HostError, HostedGames, Joined};
 use crate::store::{self, SeatCheck};
 use mancala_platform::sockets::{self, SocketSlot};
 
@@ -21,10 +21,10 @@ pub async fn play(
     request: HttpRequest,
     body: web::Payload,
     game: web::Path<Uuid>,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
     authenticator: web::Data<Authenticator>,
 ) -> Result<HttpResponse, ApiError> {
-    let settings = rooms.deps().settings.clone();
+    let settings = hosted.deps().settings.clone();
     if !origin_allowed(&request, &settings) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -33,10 +33,10 @@ pub async fn play(
     }
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
-    let socket = super::socket::open(session, stream, &settings, rooms.deps().clock.clone());
-    let rooms = rooms.get_ref().clone();
+    let socket = super::socket::open(session, stream, &settings, hosted.deps().clock.clone());
+    let hosted = hosted.get_ref().clone();
     let authenticator = authenticator.get_ref().clone();
-    actix_web::rt::spawn(run(socket, game.into_inner(), rooms, authenticator));
+    actix_web::rt::spawn(run(socket, game.into_inner(), hosted, authenticator));
     Ok(response)
 }
 
@@ -92,8 +92,8 @@ fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
 /// What the stored game says of a player, before anything wakes it: a
 /// stranger (even one holding a game id from the live list) takes no
 /// lease, bumps no epoch, and starts no clock or AI.
-async fn check_seat(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<SeatCheck, Refused> {
-    match store::seat_check(&rooms.deps().postgres, game, player).await {
+async fn check_seat(hosted: &HostedGames, game: Uuid, player: Uuid) -> Result<SeatCheck, Refused> {
+    match store::seat_check(&hosted.deps().postgres, game, player).await {
         Ok(Some(check)) => Ok(check),
         Ok(None) => Err(refused(ErrorCode::NotFound, "no such game", CLOSE_POLICY)),
         Err(error) => {
@@ -107,10 +107,14 @@ async fn check_seat(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<SeatCheck
     }
 }
 
-async fn join(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<(GameHandle, Joined), Refused> {
+async fn join(
+    hosted: &HostedGames,
+    game: Uuid,
+    player: Uuid,
+) -> Result<(GameHandle, Joined), Refused> {
     // A task that is just unloading answers `Gone`: ask again, once.
     for _ in 0..2 {
-        let handle = match rooms.host(game).await {
+        let handle = match hosted.host(game).await {
             Ok(handle) => handle,
             Err(HostError::NotFound) => {
                 return Err(refused(ErrorCode::NotFound, "no such game", CLOSE_POLICY));
@@ -149,8 +153,8 @@ async fn join(rooms: &Rooms, game: Uuid, player: Uuid) -> Result<(GameHandle, Jo
     ))
 }
 
-async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authenticator) {
-    let mut tick = tokio::time::interval(rooms.deps().settings.tick);
+async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator: Authenticator) {
+    let mut tick = tokio::time::interval(hosted.deps().settings.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let player = match authenticate(&mut socket, &authenticator, &mut tick).await {
         None => return,
@@ -161,7 +165,7 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
             return;
         }
     };
-    let deps = rooms.deps();
+    let deps = hosted.deps();
     let limit = deps.settings.sockets_per_player;
     let Some(mut slot) = sockets::claim(
         &deps.redis,
@@ -177,11 +181,11 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
             .await;
         return;
     };
-    let checked = match check_seat(&rooms, game, player).await {
+    let checked = match check_seat(&hosted, game, player).await {
         Ok(SeatCheck::Seated) => Ok(()),
         Ok(SeatCheck::Replaced) => {
             // Their seat is the AI's now: they watch, and wake nothing.
-            let deps = rooms.deps().clone();
+            let deps = hosted.deps().clone();
             watch::run(socket, game, deps, Watcher::Replaced).await;
             slot.release().await;
             return;
@@ -194,7 +198,7 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
         Err(refusal) => Err(refusal),
     };
     let joined = match checked {
-        Ok(()) => join(&rooms, game, player).await,
+        Ok(()) => join(&hosted, game, player).await,
         Err(refusal) => Err(refusal),
     };
     let (handle, mut joined) = match joined {
@@ -222,7 +226,7 @@ async fn run(mut socket: Socket, game: Uuid, rooms: Rooms, authenticator: Authen
             you,
             slot: &mut slot,
         };
-        serve(&mut socket, &mut seated, &mut tick, rooms.deps()).await;
+        serve(&mut socket, &mut seated, &mut tick, hosted.deps()).await;
     }
     handle.leave(seats).await;
     slot.release().await;
@@ -244,7 +248,7 @@ async fn serve(
     socket: &mut Socket,
     seated: &mut Seated<'_>,
     tick: &mut tokio::time::Interval,
-    deps: &crate::game::actor::Deps,
+    deps: &crate::game::host::Deps,
 ) {
     let (handle, seats, you) = (seated.handle, seated.seats, seated.you);
     loop {
@@ -260,7 +264,7 @@ async fn serve(
                     Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
                     Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
-                    Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::actor::encode(&ServerMessage::Pong)]),
+                    Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::host::encode(&ServerMessage::Pong)]),
                     Inbound::Message(ClientMessage::Auth { .. }) => {
                         socket.send_error(ErrorCode::InvalidInput, "already authenticated").await;
                         continue;

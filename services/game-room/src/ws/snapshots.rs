@@ -13,7 +13,7 @@ use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 use crate::game::LiveGame;
-use crate::game::actor::{Deps, encode};
+use crate::game::host::{Deps, encode};
 use crate::game::load::load;
 
 /// How long a loaded game serves watchers that ask for no newer version:

@@ -6,7 +6,7 @@ use mancala_platform::Clock;
 use mancala_platform::socket::SocketLimits;
 use mancala_proto::ClientMessage;
 
-use crate::config::RoomSettings;
+use crate::config::GameRoomSettings;
 
 pub use mancala_platform::socket::Inbound as Frame;
 
@@ -20,13 +20,13 @@ pub type Inbound = Frame<ClientMessage>;
 pub fn open(
     session: actix_ws::Session,
     stream: actix_ws::MessageStream,
-    settings: &RoomSettings,
+    settings: &GameRoomSettings,
     clock: Clock,
 ) -> Socket {
     Socket::new(session, stream, limits(settings), clock)
 }
 
-fn limits(settings: &RoomSettings) -> SocketLimits {
+fn limits(settings: &GameRoomSettings) -> SocketLimits {
     SocketLimits {
         max_frame_bytes: settings.max_frame_bytes,
         auth_timeout: settings.auth_timeout,
@@ -38,6 +38,6 @@ fn limits(settings: &RoomSettings) -> SocketLimits {
 }
 
 /// Whether a browser on `Origin` may open a socket (see the platform's).
-pub fn origin_allowed(request: &HttpRequest, settings: &RoomSettings) -> bool {
+pub fn origin_allowed(request: &HttpRequest, settings: &GameRoomSettings) -> bool {
     mancala_platform::http::origin_allowed(request, &settings.allowed_origins)
 }

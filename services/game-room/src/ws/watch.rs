@@ -15,16 +15,16 @@ use uuid::Uuid;
 
 use super::snapshots::Unavailable;
 use super::socket::{Inbound, Socket, origin_allowed};
-use crate::game::Rooms;
-use crate::game::actor::Deps;
+use crate::game::HostedGames;
+use crate::game::host::Deps;
 
 pub async fn watch(
     request: HttpRequest,
     body: web::Payload,
     game: web::Path<Uuid>,
-    rooms: web::Data<Rooms>,
+    hosted: web::Data<HostedGames>,
 ) -> Result<HttpResponse, ApiError> {
-    let deps = rooms.deps().clone();
+    let deps = hosted.deps().clone();
     if !origin_allowed(&request, &deps.settings) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
@@ -53,7 +53,7 @@ impl Watcher {
                 ErrorCode::Forbidden,
                 "watchers cannot play; open /play to play",
             ),
-            Watcher::Replaced => (ErrorCode::NotAllowed, crate::game::actor::REPLACED),
+            Watcher::Replaced => (ErrorCode::NotAllowed, crate::game::host::REPLACED),
         }
     }
 }

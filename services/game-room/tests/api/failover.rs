@@ -133,7 +133,7 @@ async fn a_drained_instance_hands_its_games_over_at_once() {
     let host = world.instance().await;
     let other = world.instance().await;
     let (game, south_token, _, mut a, _b) = three_moves(&world, &host).await;
-    host.rooms.drain().await;
+    host.hosted.drain().await;
     assert_eq!(a.closed().await.0, Some(CLOSE_RESTART));
     // The lease is released: the other instance takes the game at once.
     let (_a, state) = other.play(&game, &south_token).await;

@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use awc::ws::{Frame, Message};
 use futures_util::{SinkExt, StreamExt};
-use mancala_game_room::{Application, RoomSettings};
+use mancala_game_room::{Application, GameRoomSettings};
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::testing::{TestStores, database_url, redis_url};
 use mancala_platform::{Clock, ExposeSecret, SecretString, Settings};
@@ -26,7 +26,7 @@ pub(crate) struct Instance {
     pub(crate) ws_base: String,
     pub(crate) client: awc::Client,
     pub(crate) server: actix_web::dev::ServerHandle,
-    pub(crate) rooms: mancala_game_room::game::Rooms,
+    pub(crate) hosted: mancala_game_room::game::HostedGames,
 }
 
 impl World {
@@ -79,13 +79,13 @@ impl World {
             vars.push(((*name).to_owned(), (*value).to_owned()));
         }
         let settings = Settings::from_vars(vars.clone()).unwrap();
-        let rooms = RoomSettings::from_vars(vars).unwrap();
-        let application = Application::build(settings, rooms, self.clock.clone())
+        let hosted = GameRoomSettings::from_vars(vars).unwrap();
+        let application = Application::build(settings, hosted, self.clock.clone())
             .await
             .unwrap();
         let port = application.port();
         let server = application.handle();
-        let rooms = application.service().rooms().clone();
+        let hosted = application.service().hosted().clone();
         actix_web::rt::spawn(application.run_until_stopped());
         Instance {
             base: format!("http://127.0.0.1:{port}"),
@@ -94,7 +94,7 @@ impl World {
                 .timeout(Duration::from_secs(30))
                 .finish(),
             server,
-            rooms,
+            hosted,
         }
     }
 

@@ -1,5 +1,5 @@
 //! Around a game (issue 6), under the manual clock: clocks, no start, the
-//! disconnect countdown, AI seats and undo, rematches, and rooms.
+//! disconnect countdown, AI seats and undo, rematches, and hosted.
 
 use mancala_proto::ErrorCode;
 use mancala_proto::error::CLOSE_ROOM_CLOSED;

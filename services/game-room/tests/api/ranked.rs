@@ -238,7 +238,7 @@ async fn a_stranger_with_a_game_id_wakes_nothing() {
             .await
             .unwrap();
     assert_eq!((epoch, version, plies), (0, 0, 0));
-    assert_eq!(instance.rooms.hosted(), 0);
+    assert_eq!(instance.hosted.hosted(), 0);
     // The owner opens it: the AI moves now, and the owner's first-move
     // window runs from that move.
     world.clock.advance(30_000);
@@ -336,12 +336,12 @@ async fn an_opponent_who_never_comes_can_be_claimed_against() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     world.clock.advance(121_000);
     for _ in 0..100 {
-        if instance.rooms.hosted() == 0 {
+        if instance.hosted.hosted() == 0 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(instance.rooms.hosted(), 0, "the game unloaded");
+    assert_eq!(instance.hosted.hosted(), 0, "the game unloaded");
     let (mut a, state) = instance.play(&game, &south_token).await;
     assert_eq!(
         state.countdown_ms[1],

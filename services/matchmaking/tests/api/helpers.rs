@@ -122,7 +122,7 @@ impl TestApp {
         .collect();
         let game_room = mancala_game_room::Application::build(
             Settings::from_vars(shared.clone()).unwrap(),
-            mancala_game_room::RoomSettings::from_vars(shared.clone()).unwrap(),
+            mancala_game_room::GameRoomSettings::from_vars(shared.clone()).unwrap(),
             clock.clone(),
         )
         .await

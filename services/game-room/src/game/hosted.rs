@@ -9,7 +9,7 @@ use mancala_platform::Redis;
 use tokio::sync::OnceCell;
 use uuid::Uuid;
 
-use super::actor::{self, Deps, GameHandle};
+use super::host::{self, Deps, GameHandle};
 use super::load::{LoadError, load};
 
 /// Why a game cannot be hosted here.
@@ -137,14 +137,14 @@ impl Lease {
 
 /// This instance's hosted games; cheap to clone.
 #[derive(Clone)]
-pub struct Rooms {
+pub struct HostedGames {
     deps: Deps,
     games: Arc<Mutex<HashMap<Uuid, Arc<OnceCell<GameHandle>>>>>,
 }
 
-impl Rooms {
-    pub fn new(deps: Deps) -> Rooms {
-        Rooms {
+impl HostedGames {
+    pub fn new(deps: Deps) -> HostedGames {
+        HostedGames {
             deps,
             games: Arc::new(Mutex::new(HashMap::new())),
         }
@@ -177,7 +177,7 @@ impl Rooms {
                 )
                 .await?;
                 match self.take_over(game).await {
-                    Ok(Some((live, epoch, room_closes))) => Ok(actor::spawn(
+                    Ok(Some((live, epoch, room_closes))) => Ok(host::spawn(
                         live,
                         self.deps.clone(),
                         lease,

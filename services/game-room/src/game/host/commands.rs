@@ -1,0 +1,283 @@
+//! What a seated player (or the AI) asks of a game: moves, resignations,
+//! undos, what follows an absent opponent's countdown, rematches. Each is
+//! decided by the pure model (`live`), committed, and only then applied
+//! and sent; a refusal changes nothing and is answered to the asker alone.
+
+use bytestring::ByteString;
+use mancala_platform::ratelimit;
+use mancala_platform::socket::error_text;
+use mancala_proto::ErrorCode;
+use mancala_proto::game::{GameResult, Over, ServerMessage};
+
+use super::commit::{CommitError, Write, commit};
+use super::{Host, Request, encode};
+use crate::game::live::MoveDecision;
+use crate::game::rematch;
+
+impl Host {
+    /// Carries out a seated request; the answer for the asker alone.
+    pub(super) async fn request(
+        &mut self,
+        seat: u8,
+        seats: &[u8],
+        request: Request,
+    ) -> Result<Vec<ByteString>, CommitError> {
+        match request {
+            Request::Move { pit, ply } => self.play(seat, pit, ply, false).await,
+            Request::Resign => self.resign(seat).await,
+            Request::Undo => self.undo(seats).await,
+            Request::Rematch => self.rematch(seat).await,
+            Request::ContinueVsAi => self.after_countdown(seat, false).await,
+            Request::ClaimVictory => self.after_countdown(seat, true).await,
+            Request::LeaveRoom => self.leave_room_request(seat).await,
+        }
+    }
+
+    /// Writes a change of this game under its epoch (see `commit`).
+    async fn commit(&self, write: Write<'_>) -> Result<(), CommitError> {
+        commit(&self.deps.postgres, self.live.id(), self.epoch, write).await
+    }
+
+    /// The seat a socket acts for: the one to move, if it holds it.
+    pub(super) fn acting_seat(&self, seats: &[u8]) -> Option<u8> {
+        match self.live.turn() {
+            Some(turn) if seats.contains(&turn) => Some(turn),
+            _ => seats.first().copied(),
+        }
+    }
+
+    pub(super) async fn play(
+        &mut self,
+        seat: u8,
+        pit: u8,
+        ply: u32,
+        by_ai: bool,
+    ) -> Result<Vec<ByteString>, CommitError> {
+        if self.live.info().is_ai(seat) != by_ai {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "an AI plays this seat now",
+            )]);
+        }
+        let now = self.now();
+        if let Some(over) = self.live.flag_fall(now) {
+            self.end(over).await?;
+            return Ok(vec![error_text(ErrorCode::GameOver, "your flag fell")]);
+        }
+        let planned = match self.live.decide_move(seat, pit, ply, now) {
+            Err(refusal) => {
+                let mut answer = vec![error_text(refusal.code, &refusal.message)];
+                if refusal.resync {
+                    answer.push(self.state(Some(seat)));
+                }
+                return Ok(answer);
+            }
+            Ok(MoveDecision::Duplicate { ply }) => {
+                let text = self
+                    .recent
+                    .iter()
+                    .find(|(_, moved, _)| *moved == Some(ply))
+                    .map(|(_, _, text)| text.clone())
+                    .unwrap_or_else(|| self.state(Some(seat)));
+                return Ok(vec![text]);
+            }
+            Ok(MoveDecision::Play(planned)) => *planned,
+        };
+        self.commit(Write::Move(&planned)).await?;
+        let ply = planned.stored.played.ply;
+        let (moved, over) = self.live.apply(planned);
+        let version = moved.version;
+        self.emit(&ServerMessage::Moved(moved), Some((version, Some(ply))))
+            .await;
+        if let Some(over) = over {
+            self.emit(&ServerMessage::Over(over), Some((over.version, None)))
+                .await;
+            self.wake_ratings().await;
+        }
+        Ok(Vec::new())
+    }
+
+    /// Ends the game (resignation, flag, no start, claim, closed room).
+    pub(super) async fn end(&mut self, over: Over) -> Result<(), CommitError> {
+        let at_ms = self.now();
+        self.commit(Write::End { over: &over, at_ms }).await?;
+        self.live.finish(over);
+        self.stop_thinking();
+        self.emit(&ServerMessage::Over(over), Some((over.version, None)))
+            .await;
+        self.wake_ratings().await;
+        Ok(())
+    }
+
+    async fn resign(&mut self, seat: u8) -> Result<Vec<ByteString>, CommitError> {
+        match self.live.decide_resign(seat) {
+            Ok(over) => {
+                self.end(over).await?;
+                Ok(Vec::new())
+            }
+            Err(refusal) => Ok(vec![error_text(refusal.code, &refusal.message)]),
+        }
+    }
+
+    async fn undo(&mut self, seats: &[u8]) -> Result<Vec<ByteString>, CommitError> {
+        let ply = match self.live.decide_undo(seats) {
+            Ok(ply) => ply,
+            Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
+        };
+        if let Some(refused) = self.undo_limited(seats).await {
+            return Ok(vec![refused]);
+        }
+        let version = self.live.version() + 1;
+        let now = self.now();
+        self.commit(Write::Undo {
+            ply,
+            version,
+            at_ms: now,
+        })
+        .await?;
+        // An AI reply being computed is for a position that is gone: stop
+        // it. The next search starts once it has returned (one per game).
+        self.stop_thinking();
+        let undone = self.live.apply_undo(ply, now);
+        let version = undone.version;
+        self.emit(&ServerMessage::Undone(undone), Some((version, None)))
+            .await;
+        Ok(Vec::new())
+    }
+
+    /// The refusal when the player has undone too much lately: each undo
+    /// restarts the AI's search, so undos are counted per player, across
+    /// instances. A Redis outage lets them through.
+    async fn undo_limited(&self, seats: &[u8]) -> Option<ByteString> {
+        let seat = *seats.first()?;
+        let player = self.live.info().seats[seat as usize % 2].player?;
+        let limit = self.deps.settings.undos;
+        let now = self.deps.clock.now_secs();
+        let redis = &self.deps.redis;
+        match ratelimit::hit(redis, "undos", &player.to_string(), limit, now).await {
+            Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_text(
+                ErrorCode::RateLimited,
+                &format!("too many undos; retry in {retry_after} s"),
+            )),
+            Ok(ratelimit::Decision::Allowed { .. }) => None,
+            Err(error) => {
+                tracing::warn!(%error, "counting undos");
+                None
+            }
+        }
+    }
+
+    async fn after_countdown(
+        &mut self,
+        seat: u8,
+        claim: bool,
+    ) -> Result<Vec<ByteString>, CommitError> {
+        if self.live.is_over() {
+            return Ok(vec![error_text(ErrorCode::GameOver, "the game is over")]);
+        }
+        let absent = 1 - seat;
+        if !self.live.info().between_people() {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "only against an absent person",
+            )]);
+        }
+        let Some(countdown) = self.countdowns()[absent as usize] else {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "your opponent is here",
+            )]);
+        };
+        if countdown > 0 {
+            return Ok(vec![error_text(
+                ErrorCode::CountdownRunning,
+                &format!("your opponent has {} s to return", countdown.div_ceil(1000)),
+            )]);
+        }
+        if claim {
+            // An abort if the absent side never moved (see `live::settle`).
+            let over = self.live.claim(seat);
+            self.end(over).await?;
+            return Ok(Vec::new());
+        }
+        let info = self.live.info();
+        let rating = info.seats[absent as usize].rating.unwrap_or(1500.0);
+        let level = mancala_ai::level_near(info.variant, rating);
+        let version = self.live.version() + 1;
+        self.commit(Write::TakeOver {
+            seat: absent,
+            level: level.name(),
+            version,
+        })
+        .await?;
+        let version = self.live.take_over(absent, level.name());
+        self.absent_since[absent as usize] = None;
+        let message = ServerMessage::TakenOver {
+            version,
+            seat: absent,
+            level: level.name().to_owned(),
+        };
+        self.emit(&message, Some((version, None))).await;
+        Ok(Vec::new())
+    }
+
+    async fn rematch(&mut self, seat: u8) -> Result<Vec<ByteString>, CommitError> {
+        if !self.live.is_over() {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "finish this game first",
+            )]);
+        }
+        if let Some(next) = self.live.rematch() {
+            return Ok(vec![encode(&rematch::started(next))]);
+        }
+        if self.room_left {
+            return Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "a player left the room; it is closed",
+            )]);
+        }
+        if rematch::needs_agreement(self.live.info()) {
+            match self.rematch_offer {
+                Some(by) if by != seat => {}
+                Some(_) => return Ok(Vec::new()),
+                None => {
+                    self.rematch_offer = Some(seat);
+                    self.emit(&ServerMessage::RematchOffer { by: seat }, None)
+                        .await;
+                    return Ok(Vec::new());
+                }
+            }
+        }
+        let now = self.now() as f64 / 1000.0;
+        let limit = self.deps.settings.rated_pair_limit;
+        match rematch::create(&self.deps.postgres, self.live.info(), now, limit).await {
+            Ok(Some(next)) => {
+                self.live.set_rematch(next);
+                self.rematch_offer = None;
+                self.emit(&rematch::started(next), None).await;
+                Ok(Vec::new())
+            }
+            Ok(None) => Ok(vec![error_text(
+                ErrorCode::NotAllowed,
+                "the room has closed",
+            )]),
+            Err(error) => {
+                tracing::warn!(%error, "creating a rematch failed");
+                Ok(vec![error_text(
+                    ErrorCode::Unavailable,
+                    "no rematch now; retry",
+                )])
+            }
+        }
+    }
+
+    /// Tells the rating service a rated game ended with a result (its
+    /// outbox row is committed); polling covers a lost notice.
+    pub(super) async fn wake_ratings(&self) {
+        let result = self.live.over().map(|over| over.result);
+        if self.live.info().rated && result.is_some_and(|result| result != GameResult::Aborted) {
+            self.deps.hub.wake_ratings(self.live.id()).await;
+        }
+    }
+}

@@ -1,0 +1,376 @@
+//! The host of one game: a task that owns the [`LiveGame`], takes commands
+//! from the game's sockets through a cloneable [`GameHandle`], makes each
+//! change durable before applying and broadcasting it, runs the clocks and
+//! countdowns against the injected clock, asks the AI for its moves, and
+//! keeps the host lease.
+//!
+//! Serial by construction: one command at a time, so two moves of one game
+//! can never race, and events leave in version order. By concern:
+//! `commands` (what seated players ask), `commit` (the one write path),
+//! `presence` (who is here), `friend_room` (the room a game belongs to),
+//! `timers` (what time alone does), `events` (what the game says) and
+//! `thinking` (the AI's turn). This file holds the task, its handle and
+//! the dispatch.
+
+mod commands;
+mod commit;
+mod events;
+mod friend_room;
+mod presence;
+mod thinking;
+mod timers;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bytestring::ByteString;
+use mancala_platform::socket::error_text;
+use mancala_platform::{Clock, Redis};
+use mancala_proto::ErrorCode;
+use mancala_proto::error::CLOSE_RESTART;
+use mancala_proto::game::ServerMessage;
+use sqlx::PgPool;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use uuid::Uuid;
+
+use self::commit::CommitError;
+use super::hosted::{HostedGames, Lease};
+use super::live::{LiveGame, Refusal};
+use crate::ai::{AiPool, Cancel};
+use crate::config::GameRoomSettings;
+use crate::hub::Hub;
+
+/// Versioned events kept for `sync`; an older gap gets a fresh state.
+const RECENT_EVENTS: usize = 256;
+/// Events buffered per local socket before a slow one lags (and resyncs).
+const EVENT_CAPACITY: usize = 128;
+/// Commands queued per game before senders wait.
+const COMMAND_CAPACITY: usize = 64;
+/// The answer to a player whose seat an AI took over.
+pub const REPLACED: &str = "an AI plays your seat now; you can watch the game";
+
+/// What every hosted game needs.
+#[derive(Clone)]
+pub struct Deps {
+    pub postgres: PgPool,
+    pub redis: Redis,
+    pub hub: Hub,
+    pub clock: Clock,
+    pub settings: Arc<GameRoomSettings>,
+    /// The process's AI workers.
+    pub ai: AiPool,
+    /// Watchers' snapshots, shared by every watch socket of the process.
+    pub snapshots: crate::ws::snapshots::Snapshots,
+}
+
+/// What a game's sockets receive from its task.
+#[derive(Clone, Debug)]
+pub enum Outbound {
+    /// A message, already serialised.
+    Text(ByteString),
+    /// Close with this code: the room closed, the game moved, the server
+    /// is draining.
+    Close(u16, &'static str),
+}
+
+/// A hosted game, as its sockets reach it.
+#[derive(Clone, Debug)]
+pub struct GameHandle {
+    id: Uuid,
+    commands: mpsc::Sender<Command>,
+}
+
+/// A socket's place in a game after joining.
+pub struct Joined {
+    pub events: broadcast::Receiver<Outbound>,
+    /// The snapshot for this socket.
+    pub state: ByteString,
+    /// The seats the player holds (two in a hotseat game).
+    pub seats: Vec<u8>,
+}
+
+/// The game task is gone (unloaded or lost its lease): ask the hosted games again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the game is no longer hosted here")]
+pub struct Gone;
+
+/// A request from a seated socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    Move { pit: u8, ply: u32 },
+    Resign,
+    Undo,
+    Rematch,
+    ContinueVsAi,
+    ClaimVictory,
+    LeaveRoom,
+}
+
+enum Command {
+    Join {
+        player: Uuid,
+        reply: oneshot::Sender<Result<Joined, Refusal>>,
+    },
+    Leave {
+        seats: Vec<u8>,
+    },
+    Seated {
+        seats: Vec<u8>,
+        request: Request,
+        reply: oneshot::Sender<Vec<ByteString>>,
+    },
+    Sync {
+        since: u64,
+        you: Option<u8>,
+        reply: oneshot::Sender<Vec<ByteString>>,
+    },
+    Thought {
+        version: u64,
+        seat: u8,
+        pit: Option<u8>,
+    },
+    Drain {
+        done: oneshot::Sender<()>,
+    },
+}
+
+impl GameHandle {
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Whether two handles reach the same task.
+    pub fn same(&self, other: &GameHandle) -> bool {
+        self.commands.same_channel(&other.commands)
+    }
+
+    async fn ask<T>(&self, command: impl FnOnce(oneshot::Sender<T>) -> Command) -> Result<T, Gone> {
+        let (reply, answer) = oneshot::channel();
+        self.commands.send(command(reply)).await.map_err(|_| Gone)?;
+        answer.await.map_err(|_| Gone)
+    }
+
+    /// Joins as `player`; refused unless they hold a seat.
+    pub async fn join(&self, player: Uuid) -> Result<Result<Joined, Refusal>, Gone> {
+        self.ask(|reply| Command::Join { player, reply }).await
+    }
+
+    /// A socket of these seats closed.
+    pub async fn leave(&self, seats: Vec<u8>) {
+        let _ = self.commands.send(Command::Leave { seats }).await;
+    }
+
+    /// A seated request; the answer holds only what goes to this socket
+    /// alone (errors, repeats). Events come through the broadcast.
+    pub async fn request(&self, seats: Vec<u8>, request: Request) -> Result<Vec<ByteString>, Gone> {
+        self.ask(|reply| Command::Seated {
+            seats,
+            request,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn sync(&self, since: u64, you: Option<u8>) -> Result<Vec<ByteString>, Gone> {
+        self.ask(|reply| Command::Sync { since, you, reply }).await
+    }
+
+    /// Releases the game and closes its sockets (they reconnect at once).
+    pub async fn drain(&self) {
+        let (done, finished) = oneshot::channel();
+        if self.commands.send(Command::Drain { done }).await.is_ok() {
+            let _ = finished.await;
+        }
+    }
+}
+
+/// Serialises a message once for every receiver.
+pub fn encode(message: &ServerMessage) -> ByteString {
+    ByteString::from(serde_json::to_string(message).unwrap_or_default())
+}
+
+/// Whether the task goes on after a command.
+enum Next {
+    Continue,
+    /// Stop, closing the sockets with this code.
+    Stop(u16, &'static str),
+}
+
+/// The task's state.
+struct Host {
+    live: LiveGame,
+    deps: Deps,
+    /// The fencing token this task writes under.
+    epoch: i64,
+    own: mpsc::Sender<Command>,
+    events: broadcast::Sender<Outbound>,
+    /// Versioned events: (version, the ply of a `moved`, text).
+    recent: VecDeque<(u64, Option<u32>, ByteString)>,
+    /// Sockets per seat.
+    connections: [u32; 2],
+    watchers: u32,
+    /// When the last player socket closed (clock ms).
+    idle_since: Option<u64>,
+    /// Since when each seat's player has had no socket here, in games
+    /// between two people: from the moment this host took the game for a
+    /// player who never came. During play it drives the reconnect
+    /// countdown; after a game in a friend's room, a player away this long
+    /// has left the room.
+    absent_since: [Option<u64>; 2],
+    /// A player left the friend room for good: no further game starts.
+    room_left: bool,
+    /// A standing rematch offer, by seat.
+    rematch_offer: Option<u8>,
+    /// The AI search under way, if one is: at most one per game. Its
+    /// reply names the version it answers, and is dropped for any other.
+    thinking: Option<Cancel>,
+    /// When the game's room closes at the latest (ms).
+    room_closes: Option<u64>,
+}
+
+/// Starts the task for a loaded game under `lease` and `epoch`.
+pub fn spawn(
+    live: LiveGame,
+    deps: Deps,
+    lease: Lease,
+    epoch: i64,
+    room_closes: Option<u64>,
+    hosted: HostedGames,
+) -> GameHandle {
+    let (commands, inbox) = mpsc::channel(COMMAND_CAPACITY);
+    let handle = GameHandle {
+        id: live.id(),
+        commands: commands.clone(),
+    };
+    let (events, _) = broadcast::channel(EVENT_CAPACITY);
+    let now = deps.clock.now_millis();
+    // Nobody is connected yet: a player who never comes is absent from now.
+    let absent = live.info().between_people().then_some(now);
+    let host = Host {
+        idle_since: Some(now),
+        live,
+        deps,
+        epoch,
+        own: commands,
+        events,
+        recent: VecDeque::new(),
+        connections: [0, 0],
+        watchers: 0,
+        absent_since: [absent, absent],
+        room_left: false,
+        rematch_offer: None,
+        thinking: None,
+        room_closes,
+    };
+    let own = handle.clone();
+    tokio::spawn(async move {
+        host.run(inbox, lease).await;
+        hosted.forget(&own);
+    });
+    handle
+}
+
+impl Host {
+    fn now(&self) -> u64 {
+        self.deps.clock.now_millis()
+    }
+
+    async fn run(mut self, mut inbox: mpsc::Receiver<Command>, lease: Lease) {
+        let id = self.live.id();
+        let mut subscription = self.deps.hub.subscribe(id).await;
+        self.watchers = self.deps.hub.watchers(id).await;
+        let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut tick = tokio::time::interval(self.deps.settings.tick);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        self.think();
+        let stop = loop {
+            let next = tokio::select! {
+                command = inbox.recv() => match command {
+                    Some(command) => self.handle(command).await,
+                    None => Next::Stop(CLOSE_RESTART, "the game is moving"),
+                },
+                _ = renew.tick() => {
+                    self.mark_players().await;
+                    if lease.renew(&self.deps.redis).await {
+                        Next::Continue
+                    } else {
+                        tracing::warn!(game = %id, "host lease lost; unloading");
+                        Next::moved_away()
+                    }
+                }
+                _ = tick.tick() => self.on_tick().await,
+                message = subscription.receiver.recv() => {
+                    if let Ok(text) = message {
+                        self.relay(text);
+                    }
+                    Next::Continue
+                }
+            };
+            if let Next::Stop(code, reason) = next {
+                break (code, reason);
+            }
+        };
+        let _ = self.events.send(Outbound::Close(stop.0, stop.1));
+        self.stop_thinking();
+        inbox.close();
+        lease.release(&self.deps.redis).await;
+    }
+
+    async fn handle(&mut self, command: Command) -> Next {
+        match command {
+            Command::Join { player, reply } => {
+                let _ = reply.send(self.join(player).await);
+            }
+            Command::Leave { seats } => self.leave(seats).await,
+            Command::Seated {
+                seats,
+                request,
+                reply,
+            } => {
+                // A seat an AI took over since the socket joined is not
+                // the socket's any more.
+                let seats: Vec<u8> = seats
+                    .into_iter()
+                    .filter(|&seat| !self.live.info().is_ai(seat))
+                    .collect();
+                let Some(seat) = self.acting_seat(&seats) else {
+                    let _ = reply.send(vec![error_text(ErrorCode::NotAllowed, REPLACED)]);
+                    return Next::Continue;
+                };
+                match self.request(seat, &seats, request).await {
+                    Ok(answer) => {
+                        let _ = reply.send(answer);
+                        self.think();
+                    }
+                    Err(CommitError::Store(error)) => {
+                        tracing::warn!(%error, game = %self.live.id(), ?request, "not saved");
+                        let message = match request {
+                            Request::Move { .. } => "the move was not saved; retry it",
+                            _ => "not saved; retry",
+                        };
+                        let _ = reply.send(vec![error_text(ErrorCode::Unavailable, message)]);
+                    }
+                    Err(CommitError::Fenced) => {
+                        let _ = reply.send(vec![error_text(
+                            ErrorCode::Unavailable,
+                            "the game moved to another instance; reconnect",
+                        )]);
+                        return Next::moved_away();
+                    }
+                }
+            }
+            Command::Sync { since, you, reply } => {
+                let _ = reply.send(self.since(since, you));
+            }
+            Command::Thought { version, seat, pit } => {
+                return self.thought(version, seat, pit).await;
+            }
+            Command::Drain { done } => {
+                let _ = done.send(());
+                return Next::Stop(CLOSE_RESTART, "the server is restarting; reconnect");
+            }
+        }
+        Next::Continue
+    }
+}

@@ -1,0 +1,78 @@
+//! The AI's turn: a search asked of the process's pool (`crate::ai`), at
+//! most one per game, cancelled when the position it answers is gone.
+
+use mancala_ai::{AnyAi, Level};
+
+use super::commit::CommitError;
+use super::{Command, Host, Next};
+use crate::ai;
+
+impl Host {
+    /// Asks the AI for a move when an AI seat is to move: from the
+    /// process's pool, which runs it off the runtime, under its deadline.
+    pub(super) fn think(&mut self) {
+        let Some(seat) = self.live.turn() else {
+            return;
+        };
+        let info = self.live.info();
+        if !info.is_ai(seat) || self.thinking.is_some() {
+            return;
+        }
+        let level = info.seats[seat as usize]
+            .ai
+            .as_deref()
+            .and_then(|name| name.parse::<Level>().ok())
+            .filter(|level| AnyAi::offers(info.variant, *level))
+            .unwrap_or(Level::Advanced);
+        let version = self.live.version();
+        // The same game, seat and ply choose alike, on any host.
+        let seed =
+            self.live.id().as_u64_pair().0 ^ u64::from(seat) ^ u64::from(self.live.ply()) << 8;
+        let request = ai::Request {
+            game: self.live.rules_game().clone(),
+            variant: info.variant,
+            level,
+            seed,
+        };
+        let own = self.own.clone();
+        let cancel = self.deps.ai.think(request, move |outcome| async move {
+            let pit = match outcome {
+                ai::Outcome::Move { pit, .. } => Some(pit),
+                ai::Outcome::Nothing => None,
+            };
+            // The game may have unloaded meanwhile: nobody to tell.
+            let _ = own.send(Command::Thought { version, seat, pit }).await;
+        });
+        self.thinking = Some(cancel);
+    }
+
+    /// Cancels the search under way; it still reports (with nothing).
+    pub(super) fn stop_thinking(&mut self) {
+        if let Some(thinking) = &self.thinking {
+            thinking.cancel();
+        }
+    }
+
+    /// The AI's answer: played if it is still the position it was asked
+    /// about; then the next search, if the AI is to move again.
+    pub(super) async fn thought(&mut self, version: u64, seat: u8, pit: Option<u8>) -> Next {
+        self.thinking = None;
+        if let Some(pit) = pit
+            && version == self.live.version()
+            && self.live.turn() == Some(seat)
+            && self.live.info().is_ai(seat)
+        {
+            let ply = self.live.ply() + 1;
+            match self.play(seat, pit, ply, true).await {
+                Ok(_) => {}
+                Err(CommitError::Fenced) => return Next::moved_away(),
+                // The next search tries again.
+                Err(CommitError::Store(error)) => {
+                    tracing::warn!(%error, game = %self.live.id(), "storing the AI's move failed");
+                }
+            }
+        }
+        self.think();
+        Next::Continue
+    }
+}

@@ -1,0 +1,116 @@
+//! What happens with time alone, read against the injected clock on each
+//! tick: a flag falls, a first move is missed, the room's life ends, a
+//! player walks out after a game, nobody is left and the game unloads.
+
+use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
+use mancala_proto::game::{EndReason, ServerMessage};
+
+use super::commit::CommitError;
+use super::{Host, Next};
+use crate::store;
+
+/// Whether a game nobody has been connected to since `idle_since` has
+/// waited `limit_ms` at `now`, and may unload.
+fn idle_long_enough(idle_since: Option<u64>, limit_ms: u64, now: u64) -> bool {
+    idle_since.is_some_and(|since| now.saturating_sub(since) >= limit_ms)
+}
+
+impl Host {
+    /// Timers, read against the injected clock.
+    pub(super) async fn on_tick(&mut self) -> Next {
+        let now = self.now();
+        if self.live.is_over() {
+            if let Some(seat) = self.walked_out(now) {
+                let _ = self.leave_room(seat).await;
+            }
+            return self.idle_check();
+        }
+        if let Some(closes) = self.room_closes
+            && now >= closes
+        {
+            return self.close_room().await;
+        }
+        let first_move = self.deps.settings.first_move.as_millis() as u64;
+        let end = self
+            .live
+            .flag_fall(now)
+            .or_else(|| self.live.first_move_missed(now, first_move));
+        if let Some(over) = end {
+            match self.end(over).await {
+                Ok(()) => {}
+                Err(CommitError::Fenced) => return Next::moved_away(),
+                // Tried again at the next tick.
+                Err(CommitError::Store(error)) => {
+                    tracing::warn!(%error, game = %self.live.id(), "storing the end failed");
+                }
+            }
+            return Next::Continue;
+        }
+        self.idle_check()
+    }
+
+    fn idle_check(&self) -> Next {
+        let limit = self.deps.settings.idle_unload.as_millis() as u64;
+        // An AI still thinking keeps the game loaded: its move is coming.
+        if idle_long_enough(self.idle_since, limit, self.now()) && self.thinking.is_none() {
+            Next::Stop(CLOSE_RESTART, "the game was unloaded")
+        } else {
+            Next::Continue
+        }
+    }
+
+    async fn close_room(&mut self) -> Next {
+        let over = self.live.aborted(EndReason::RoomClosed);
+        match self.end(over).await {
+            Ok(()) => {}
+            Err(CommitError::Store(error)) => {
+                tracing::warn!(%error, game = %self.live.id(), "closing the room's game failed");
+                return Next::Continue;
+            }
+            Err(CommitError::Fenced) => {
+                // The room sweeper may have closed the room (and aborted
+                // this game) a moment before this task's timer did: the
+                // same end.
+                let closed = match self.live.info().room {
+                    Some(room) => store::room_deadline(&self.deps.postgres, room)
+                        .await
+                        .ok()
+                        .flatten()
+                        .is_some_and(|(_, closed)| closed),
+                    None => false,
+                };
+                if !closed {
+                    return Next::moved_away();
+                }
+                self.live.finish(over);
+                self.emit(&ServerMessage::Over(over), Some((over.version, None)))
+                    .await;
+                return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
+            }
+        }
+        let now = self.now() as f64 / 1000.0;
+        if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, 0.0).await {
+            tracing::warn!(%error, "closing a room");
+        }
+        Next::Stop(CLOSE_ROOM_CLOSED, "the room closed")
+    }
+}
+
+impl Next {
+    /// Another host has the game: stop, and send the sockets there.
+    pub(super) fn moved_away() -> Next {
+        Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_unloads_once_nobody_has_been_there_long_enough() {
+        assert!(!idle_long_enough(None, 1_000, 10_000), "someone is there");
+        assert!(!idle_long_enough(Some(9_500), 1_000, 10_000));
+        assert!(idle_long_enough(Some(9_000), 1_000, 10_000));
+    }
+}
