@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use super::socket::{Inbound, Socket, origin_allowed};
 use super::watch::{self, Watcher};
+use crate::game::host::JoinError;
 use crate::game::host::{Outbound, Request};
 use crate::game::{GameHandle, HostError, HostedGames, Joined};
 use crate::store::{self, SeatCheck};
@@ -76,8 +77,17 @@ struct Refused {
     code: ErrorCode,
     message: String,
     close: u16,
-    /// Where the game is hosted, for `elsewhere`.
-    elsewhere: Option<Option<String>>,
+    /// How the socket is told before it closes.
+    tell: Tell,
+}
+
+/// What a refused socket hears before the close.
+enum Tell {
+    /// An `error` with the code and message.
+    Error,
+    /// `elsewhere`: another instance hosts the game, at this address if it
+    /// advertised one.
+    Elsewhere(Option<String>),
 }
 
 fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
@@ -85,7 +95,7 @@ fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
         code,
         message: message.into(),
         close,
-        elsewhere: None,
+        tell: Tell::Error,
     }
 }
 
@@ -121,7 +131,7 @@ async fn join(
             }
             Err(HostError::Elsewhere(url)) => {
                 return Err(Refused {
-                    elsewhere: Some(url),
+                    tell: Tell::Elsewhere(url),
                     ..refused(
                         ErrorCode::Unavailable,
                         "another instance hosts this game",
@@ -139,11 +149,11 @@ async fn join(
             }
         };
         match handle.join(player).await {
-            Ok(Ok(joined)) => return Ok((handle, joined)),
-            Ok(Err(refusal)) => {
+            Ok(joined) => return Ok((handle, joined)),
+            Err(JoinError::Refused(refusal)) => {
                 return Err(refused(refusal.code, refusal.message, CLOSE_POLICY));
             }
-            Err(_gone) => continue,
+            Err(JoinError::Gone) => continue,
         }
     }
     Err(refused(
@@ -204,13 +214,16 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
     let (handle, mut joined) = match joined {
         Ok(joined) => joined,
         Err(refusal) => {
-            if let Some(url) = refusal.elsewhere {
-                socket.send_json(&ServerMessage::Elsewhere { url }).await;
-                socket.close(refusal.close, &refusal.message).await;
-            } else {
-                socket
-                    .close_with(refusal.code, &refusal.message, refusal.close)
-                    .await;
+            match refusal.tell {
+                Tell::Elsewhere(url) => {
+                    socket.send_json(&ServerMessage::Elsewhere { url }).await;
+                    socket.close(refusal.close, &refusal.message).await;
+                }
+                Tell::Error => {
+                    socket
+                        .close_with(refusal.code, &refusal.message, refusal.close)
+                        .await;
+                }
             }
             slot.release().await;
             return;

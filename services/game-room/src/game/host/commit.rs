@@ -43,9 +43,43 @@ fn seconds(ms: u64) -> f64 {
     ms as f64 / 1000.0
 }
 
+impl Write<'_> {
+    /// The write's name in metrics and logs.
+    fn kind(&self) -> &'static str {
+        match self {
+            Write::Move(_) => "move",
+            Write::End { .. } => "end",
+            Write::Undo { .. } => "undo",
+            Write::TakeOver { .. } => "take_over",
+        }
+    }
+}
+
 /// Writes `write` to game `game` under `epoch`, committed when this
-/// returns `Ok`.
+/// returns `Ok`. Counted (`game_writes_total` by kind and outcome) and
+/// timed (`game_write_seconds`).
+#[tracing::instrument(level = "debug", skip_all, fields(%game, kind = write.kind()))]
 pub(super) async fn commit(
+    pool: &PgPool,
+    game: Uuid,
+    epoch: i64,
+    write: Write<'_>,
+) -> Result<(), CommitError> {
+    let kind = write.kind();
+    let started = std::time::Instant::now();
+    let written = write_under_epoch(pool, game, epoch, write).await;
+    let outcome = match &written {
+        Ok(()) => "committed",
+        Err(CommitError::Fenced) => "fenced",
+        Err(CommitError::Store(_)) => "failed",
+    };
+    metrics::counter!("game_writes_total", "kind" => kind, "outcome" => outcome).increment(1);
+    metrics::histogram!("game_write_seconds", "kind" => kind)
+        .record(started.elapsed().as_secs_f64());
+    written
+}
+
+async fn write_under_epoch(
     pool: &PgPool,
     game: Uuid,
     epoch: i64,

@@ -94,6 +94,15 @@ pub struct Joined {
 #[error("the game is no longer hosted here")]
 pub struct Gone;
 
+/// Why a socket could not join a hosted game.
+#[derive(Debug)]
+pub enum JoinError {
+    /// The task is gone (unloading): ask the hosted games again.
+    Gone,
+    /// The game refused the player (no seat, or an AI took it).
+    Refused(Refusal),
+}
+
 /// A request from a seated socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Request {
@@ -151,8 +160,12 @@ impl GameHandle {
     }
 
     /// Joins as `player`; refused unless they hold a seat.
-    pub async fn join(&self, player: Uuid) -> Result<Result<Joined, Refusal>, Gone> {
-        self.ask(|reply| Command::Join { player, reply }).await
+    pub async fn join(&self, player: Uuid) -> Result<Joined, JoinError> {
+        match self.ask(|reply| Command::Join { player, reply }).await {
+            Ok(Ok(joined)) => Ok(joined),
+            Ok(Err(refusal)) => Err(JoinError::Refused(refusal)),
+            Err(Gone) => Err(JoinError::Gone),
+        }
     }
 
     /// A socket of these seats closed.

@@ -1,0 +1,106 @@
+//! Small questions of the game tables: who sits where, whether players
+//! exist, a game's moves, a pair's rated games of the day.
+
+use super::*;
+
+/// How many games between two players, made since `since`, may still count
+/// for rating: rated ones that were not aborted (live ones included).
+pub async fn rated_games_between(
+    connection: &mut PgConnection,
+    a: Uuid,
+    b: Uuid,
+    since: f64,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM games
+           WHERE rated AND status <> 'aborted' AND created_at >= to_timestamp($3)
+             AND ((seat0_player = $1 AND seat1_player = $2)
+                  OR (seat0_player = $2 AND seat1_player = $1))"#,
+        a,
+        b,
+        since,
+    )
+    .fetch_one(connection)
+    .await
+}
+
+/// What a player is to a stored game, before anything wakes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeatCheck {
+    /// They hold a seat they still play.
+    Seated,
+    /// An AI took over their seat: they may watch.
+    Replaced,
+    /// Not theirs.
+    Stranger,
+}
+
+/// Whether `player` holds a seat in `game` (`None`: no such game). Read
+/// before a play socket hosts the game, so that a stranger's socket takes
+/// no lease, bumps no epoch and starts no clock or AI.
+pub async fn seat_check(
+    pool: &PgPool,
+    game: Uuid,
+    player: Uuid,
+) -> Result<Option<SeatCheck>, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT seat0_player, seat1_player, seat0_takeover, seat1_takeover
+         FROM games WHERE id = $1",
+        game,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| {
+        let seats = [
+            (row.seat0_player, row.seat0_takeover),
+            (row.seat1_player, row.seat1_takeover),
+        ];
+        let mine = seats.iter().filter(|(held, _)| *held == Some(player));
+        let mut check = SeatCheck::Stranger;
+        for (_, takeover) in mine {
+            if takeover.is_none() {
+                return SeatCheck::Seated;
+            }
+            check = SeatCheck::Replaced;
+        }
+        check
+    }))
+}
+
+/// Whether every id is a player.
+pub async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Error> {
+    let found = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM players WHERE id = ANY($1)"#,
+        ids,
+    )
+    .fetch_one(pool)
+    .await?;
+    let mut distinct = ids.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    Ok(found == distinct.len() as i64)
+}
+
+/// A game's moves in order, with their clocks and times.
+pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT ply, seat, pit, clock_ms,
+                  (extract(epoch FROM played_at) * 1000)::bigint AS "at_ms!"
+           FROM game_moves WHERE game_id = $1 ORDER BY ply"#,
+        id,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| StoredMove {
+            played: PlayedMove {
+                ply: row.ply as u32,
+                seat: row.seat as u8,
+                pit: row.pit as u8,
+            },
+            clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),
+            at_ms: row.at_ms.max(0) as u64,
+        })
+        .collect())
+}

@@ -1,0 +1,121 @@
+//! Friend rooms (their life, idleness and leaving) and the sweeps that end
+//! what nobody hosts: rooms past their time, games never started.
+
+use super::*;
+
+/// Opens a friend room that closes at `expires_at` at the latest.
+pub async fn insert_room(
+    connection: &mut PgConnection,
+    id: Uuid,
+    now: f64,
+    expires_at: f64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO rooms (id, created_at, expires_at) VALUES ($1, to_timestamp($2), to_timestamp($3))",
+        id,
+        now,
+        expires_at,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Marks a room as empty since `since`, or occupied (`None`).
+pub async fn set_room_idle(
+    pool: &PgPool,
+    room: Uuid,
+    since: Option<f64>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE rooms SET idle_since = to_timestamp($2) WHERE id = $1 AND closed_at IS NULL",
+        room,
+        since,
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Closes rooms past their 24 hours or empty for `idle_secs`, aborting
+/// their unfinished games; returns those games.
+pub async fn close_expired_rooms(
+    pool: &PgPool,
+    now: f64,
+    idle_secs: f64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"WITH closing AS (
+               UPDATE rooms SET closed_at = to_timestamp($1)
+               WHERE closed_at IS NULL
+                 AND (expires_at <= to_timestamp($1)
+                      OR idle_since <= to_timestamp($1) - $2 * interval '1 second')
+               RETURNING id
+           )
+           UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'room_closed',
+                              ended_at = to_timestamp($1), version = version + 1
+           FROM closing c
+           WHERE g.room_id = c.id AND g.status = 'live'
+           RETURNING g.id"#,
+        now,
+        idle_secs,
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// Aborts games not yet played (a side has never moved) whose side to move
+/// is long past its first-move window: a hosted game aborts itself on
+/// time, but one that nobody hosts (an AI game whose tab closed at once, a
+/// ranked game both players left after one move) has no host to do it, and
+/// would sit in the live lists for ever.
+pub async fn abort_unstarted(
+    pool: &PgPool,
+    now: f64,
+    overdue_secs: f64,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
+                              ended_at = to_timestamp($1), version = version + 1
+           WHERE g.status = 'live' AND g.moved <> 3
+             AND COALESCE(g.turn_started_at, g.created_at)
+                 <= to_timestamp($1) - $2 * interval '1 second'
+           RETURNING g.id"#,
+        now,
+        overdue_secs,
+    )
+    .fetch_all(pool)
+    .await
+}
+
+/// A player leaves a friend room for good: it closes, and remembers who
+/// left. False when it had closed already.
+pub async fn leave_room(
+    pool: &PgPool,
+    room: Uuid,
+    player: Uuid,
+    now: f64,
+) -> Result<bool, sqlx::Error> {
+    let left = sqlx::query!(
+        "UPDATE rooms SET closed_at = to_timestamp($3), left_by = $2
+         WHERE id = $1 AND closed_at IS NULL",
+        room,
+        player,
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(left.rows_affected() == 1)
+}
+
+/// When a room closes (at the latest), and whether it has.
+pub async fn room_deadline(pool: &PgPool, room: Uuid) -> Result<Option<(f64, bool)>, sqlx::Error> {
+    let row = sqlx::query!(
+        r#"SELECT extract(epoch FROM expires_at)::float8 AS "expires!", closed_at IS NOT NULL AS "closed!"
+           FROM rooms WHERE id = $1"#,
+        room,
+    )
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|row| (row.expires, row.closed)))
+}

@@ -1,0 +1,245 @@
+//! What a game's creation and its host write: the game row, moves, the
+//! end with its outbox row, undos, takeovers, rematch links. Every write
+//! of a live game names the host's epoch and reports whether it held.
+
+use super::*;
+
+/// A seat as stored: a player or an AI level, and the rating snapshot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewSeat {
+    pub player: Option<Uuid>,
+    pub ai: Option<String>,
+    pub rating: Option<f64>,
+    pub rd: Option<f64>,
+}
+
+/// A game to create.
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    pub id: Uuid,
+    pub variant: serde_json::Value,
+    pub seats: [NewSeat; 2],
+    pub rated: bool,
+    pub time_control: Option<TimeControl>,
+    pub room: Option<Uuid>,
+    /// Why a game asked for as rated is casual.
+    pub casual_reason: Option<CasualReason>,
+}
+
+/// Creates a live game.
+pub async fn insert_game(
+    connection: &mut PgConnection,
+    game: &NewGame,
+    now: f64,
+) -> Result<(), sqlx::Error> {
+    let [seat0, seat1] = &game.seats;
+    let initial = game.time_control.map(|tc| tc.initial_secs as i32 * 1000);
+    let increment = game.time_control.map(|tc| tc.increment_secs as i32 * 1000);
+    sqlx::query!(
+        "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
+                            seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
+                            clock_initial_ms, clock_increment_ms, room_id, casual_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13, $14, $15,
+                 $16)",
+        game.id,
+        game.variant,
+        seat0.player,
+        seat0.ai,
+        seat0.rating,
+        seat0.rd,
+        seat1.player,
+        seat1.ai,
+        seat1.rating,
+        seat1.rd,
+        game.rated,
+        now,
+        initial,
+        increment,
+        game.room,
+        game.casual_reason.map(CasualReason::as_str),
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Takes a game over as its new host: raises its epoch and returns it.
+/// Every later write names this epoch, so the previous host's fail.
+pub async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "UPDATE games SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch",
+        id,
+    )
+    .fetch_optional(pool)
+    .await
+}
+
+/// Stores a move, only if it is the next ply of a live game held under
+/// `epoch`: a second writer for the same ply, or a host that lost the game,
+/// fails (on the count or the epoch, or on the key). One statement, so
+/// outside a transaction it commits (durably) by itself: one round trip.
+pub async fn append_move(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    stored: StoredMove,
+    version: u64,
+) -> Result<bool, sqlx::Error> {
+    let written = sqlx::query!(
+        "WITH advanced AS (
+             UPDATE games SET plies = $2, version = $3, moved = moved | $9::smallint,
+                              turn_started_at = to_timestamp($8::float8 / 1000)
+             WHERE id = $1 AND epoch = $4 AND status = 'live' AND plies = $2 - 1
+             RETURNING id
+         )
+         INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
+         SELECT id, $2, $5, $6, $7, to_timestamp($8::float8 / 1000) FROM advanced",
+        game,
+        stored.played.ply as i32,
+        version as i64,
+        epoch,
+        i16::from(stored.played.seat),
+        i16::from(stored.played.pit),
+        stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
+        stored.at_ms as f64,
+        1i16 << (stored.played.seat % 2),
+    )
+    .execute(connection)
+    .await?;
+    Ok(written.rows_affected() == 1)
+}
+
+fn reason_text(reason: EndReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// Ends a live game held under `epoch` with its result and, when rated,
+/// its outbox row for the rating service, in the caller's transaction.
+/// False if it was not live or not held.
+pub async fn finish_game(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    over: &Over,
+    now: f64,
+) -> Result<bool, sqlx::Error> {
+    let status = if over.result == GameResult::Aborted {
+        "aborted"
+    } else {
+        "over"
+    };
+    let rated = sqlx::query_scalar!(
+        "UPDATE games SET status = $3, result = $4, reason = $5, score0 = $6, score1 = $7,
+                          ended_at = to_timestamp($8), version = $9
+         WHERE id = $1 AND epoch = $2 AND status = 'live'
+         RETURNING rated",
+        game,
+        epoch,
+        status,
+        over.result.as_str(),
+        reason_text(over.reason),
+        i16::from(over.score[0]),
+        i16::from(over.score[1]),
+        now,
+        over.version as i64,
+    )
+    .fetch_optional(&mut *connection)
+    .await?;
+    let Some(rated) = rated else {
+        return Ok(false);
+    };
+    if rated && over.result != GameResult::Aborted {
+        sqlx::query!(
+            "INSERT INTO rating_outbox (game_id, created_at) VALUES ($1, to_timestamp($2))",
+            game,
+            now,
+        )
+        .execute(connection)
+        .await?;
+    }
+    Ok(true)
+}
+
+/// Takes moves back to `ply` at `now_ms` (the side to move starts its
+/// turn then), in the caller's transaction.
+pub async fn undo(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    ply: u32,
+    version: u64,
+    now_ms: u64,
+) -> Result<bool, sqlx::Error> {
+    let held = sqlx::query!(
+        "UPDATE games SET plies = $3, version = $4, turn_started_at = to_timestamp($5::float8 / 1000)
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        ply as i32,
+        version as i64,
+        now_ms as f64,
+    )
+    .execute(&mut *connection)
+    .await?;
+    if held.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query!(
+        "DELETE FROM game_moves WHERE game_id = $1 AND ply > $2",
+        game,
+        ply as i32,
+    )
+    .execute(connection)
+    .await?;
+    Ok(true)
+}
+
+/// An AI takes an absent player's seat; the game becomes casual.
+pub async fn take_over(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    seat: u8,
+    level: &str,
+    version: u64,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!(
+        "UPDATE games SET rated = false, version = $5,
+                          seat0_takeover = CASE WHEN $3 = 0 THEN $4 ELSE seat0_takeover END,
+                          seat1_takeover = CASE WHEN $3 = 1 THEN $4 ELSE seat1_takeover END
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        i32::from(seat),
+        level,
+        version as i64,
+    )
+    .execute(connection)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Links a finished game to its rematch, once: the id already linked if
+/// another request won.
+pub async fn link_rematch(
+    connection: &mut PgConnection,
+    game: Uuid,
+    next: Uuid,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    let linked = sqlx::query_scalar!(
+        "UPDATE games SET rematch_id = $2 WHERE id = $1 AND rematch_id IS NULL RETURNING rematch_id",
+        game,
+        next,
+    )
+    .fetch_optional(&mut *connection)
+    .await?;
+    if linked.is_some() {
+        return Ok(Some(next));
+    }
+    sqlx::query_scalar!("SELECT rematch_id FROM games WHERE id = $1", game)
+        .fetch_one(connection)
+        .await
+}
