@@ -14,4 +14,4 @@ pub mod variant;
 pub use accounts::{Credentials, Player, RefreshRequest, Session};
 pub use error::{ErrorBody, ErrorCode};
 pub use game::{ClientMessage, ServerMessage};
-pub use variant::VariantSpec;
+pub use variant::{VariantName, VariantSpec};

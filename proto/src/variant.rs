@@ -52,6 +52,80 @@ pub enum VariantSpec {
     Mangala,
 }
 
+/// Which game, without its options: what queues, leaderboards and lists
+/// are per. Written `kalah`, `oware` or `mangala` everywhere.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantName {
+    Kalah,
+    Oware,
+    Mangala,
+}
+
+impl VariantName {
+    /// Every game, in the order the lists show them.
+    pub const ALL: [VariantName; 3] =
+        [VariantName::Kalah, VariantName::Oware, VariantName::Mangala];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            VariantName::Kalah => "kalah",
+            VariantName::Oware => "oware",
+            VariantName::Mangala => "mangala",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<VariantName> {
+        VariantName::ALL
+            .into_iter()
+            .find(|name| name.as_str() == text)
+    }
+
+    /// The game with its standard options (Kalah 6 × 4), for the rules.
+    pub fn standard_rules(self) -> Variant {
+        match self {
+            VariantName::Kalah => Variant::Kalah(KalahOptions::default()),
+            VariantName::Oware => Variant::Oware,
+            VariantName::Mangala => Variant::Mangala,
+        }
+    }
+
+    /// The game with its standard options, for the wire.
+    pub fn standard(self) -> VariantSpec {
+        VariantSpec::from(self.standard_rules())
+    }
+}
+
+impl std::fmt::Display for VariantName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl VariantSpec {
+    /// Which game this is.
+    pub fn name(&self) -> VariantName {
+        match self {
+            VariantSpec::Kalah { .. } => VariantName::Kalah,
+            VariantSpec::Oware => VariantName::Oware,
+            VariantSpec::Mangala => VariantName::Mangala,
+        }
+    }
+}
+
 /// Options out of range.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -126,5 +200,16 @@ mod tests {
         let bad: VariantSpec = serde_json::from_str(r#"{"variant":"kalah","pits":9}"#).unwrap();
         assert!(Variant::try_from(bad).is_err());
         assert!(serde_json::from_str::<VariantSpec>(r#"{"variant":"chess"}"#).is_err());
+    }
+
+    #[test]
+    fn names_are_the_wire_names() {
+        for name in VariantName::ALL {
+            assert_eq!(VariantName::parse(name.as_str()), Some(name));
+            assert_eq!(name.standard().name(), name);
+            let text = serde_json::to_string(&name.standard()).unwrap();
+            assert!(text.contains(&format!(r#""variant":"{name}""#)), "{text}");
+        }
+        assert_eq!(VariantName::parse("chess"), None);
     }
 }

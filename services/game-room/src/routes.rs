@@ -9,7 +9,7 @@ use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
     CasualReason, CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
 };
-use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
+use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
 use mancala_rules::Variant;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -281,11 +281,12 @@ pub(crate) struct LiveQuery {
     limit: Option<u32>,
 }
 
-fn variant_filter(variant: &Option<String>) -> Result<Option<&str>, ApiError> {
+fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiError> {
     match variant.as_deref() {
         None => Ok(None),
-        Some(name @ ("kalah" | "oware" | "mangala")) => Ok(Some(name)),
-        Some(other) => Err(invalid(format!("no variant {other:?}"))),
+        Some(text) => VariantName::parse(text)
+            .map(|name| Some(name.as_str()))
+            .ok_or_else(|| invalid(format!("no variant {text:?}"))),
     }
 }
 
@@ -373,8 +374,8 @@ pub(crate) async fn featured_games(
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<Vec<GameSummary>>, ApiError> {
     let mut featured = Vec::new();
-    for variant in ["kalah", "oware", "mangala"] {
-        let rows = store::live(&hosted.deps().postgres, Some(variant), 1).await?;
+    for variant in VariantName::ALL {
+        let rows = store::live(&hosted.deps().postgres, Some(variant.as_str()), 1).await?;
         if let Some(row) = rows.first() {
             featured.push(row.summary().map_err(corrupt)?);
         }

@@ -269,7 +269,7 @@ impl Lobby {
         };
         let deps = &self.deps;
         let joined = async {
-            let rating = ratings::rating(&deps.postgres, player, &spec.variant)
+            let rating = ratings::rating(&deps.postgres, player, spec.variant.as_str())
                 .await
                 .map_err(|_| ())?;
             let ticket = Ticket {

@@ -2,6 +2,7 @@
 //! scored by rating; rebuilt from Postgres at start-up (and hourly, as
 //! eligibility lapses with time) and kept in step as games are rated.
 
+use mancala_proto::VariantName;
 use mancala_proto::rating::{LeaderboardEntry, MyRank};
 use redis::AsyncCommands;
 use uuid::Uuid;
@@ -11,7 +12,11 @@ use crate::glicko::{Rating, RatingRules};
 use crate::worker::Rater;
 
 /// The variants with leaderboards.
-pub const VARIANTS: [&str; 3] = ["kalah", "oware", "mangala"];
+pub const VARIANTS: [&str; 3] = [
+    VariantName::Kalah.as_str(),
+    VariantName::Oware.as_str(),
+    VariantName::Mangala.as_str(),
+];
 
 /// What decides a player's place.
 #[derive(Clone, Copy, Debug, PartialEq)]

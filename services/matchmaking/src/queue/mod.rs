@@ -6,13 +6,14 @@ pub mod pairer;
 pub mod pairing;
 pub mod store;
 
+use mancala_proto::VariantName;
 use mancala_proto::game::TimeControl;
 
 /// A queue: a variant at a time control, named `kalah:3+2`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueueSpec {
     pub name: String,
-    pub variant: String,
+    pub variant: VariantName,
     pub time_control: TimeControl,
 }
 
@@ -22,12 +23,13 @@ impl QueueSpec {
         let (initial, increment) = clock.split_once('+')?;
         let minutes: u32 = initial.parse().ok()?;
         let increment_secs: u32 = increment.parse().ok()?;
-        if !["kalah", "oware", "mangala"].contains(&variant) || minutes == 0 {
+        let variant = VariantName::parse(variant)?;
+        if minutes == 0 {
             return None;
         }
         Some(QueueSpec {
             name: name.to_owned(),
-            variant: variant.to_owned(),
+            variant,
             time_control: TimeControl {
                 initial_secs: minutes * 60,
                 increment_secs,
@@ -54,7 +56,7 @@ mod tests {
         let spec = QueueSpec::parse("kalah:3+2").unwrap();
         assert_eq!(spec.time_control.initial_secs, 180);
         assert_eq!(
-            QueueSpec::name_of(&spec.variant, spec.time_control),
+            QueueSpec::name_of(spec.variant.as_str(), spec.time_control),
             "kalah:3+2"
         );
         for bad in ["chess:3+2", "kalah", "kalah:0+1", "kalah:x+1"] {

@@ -8,10 +8,9 @@ use std::sync::Arc;
 use futures_util::StreamExt;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{Clock, Redis};
+use mancala_proto::ErrorBody;
 use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest};
 use mancala_proto::lobby::{LobbyServerMessage, Matched};
-use mancala_proto::{ErrorBody, VariantSpec};
-use mancala_rules::Variant;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -152,14 +151,6 @@ pub async fn tick(
     Ok(())
 }
 
-fn variant_spec(queue: &QueueSpec) -> VariantSpec {
-    match queue.variant.as_str() {
-        "oware" => VariantSpec::Oware,
-        "mangala" => VariantSpec::Mangala,
-        _ => VariantSpec::from(Variant::Kalah(Default::default())),
-    }
-}
-
 async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
     SeatInfo {
         player: Some(ticket.player),
@@ -214,7 +205,7 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
     };
     let request = CreateGame {
         id: None,
-        variant: variant_spec(queue),
+        variant: queue.variant.standard(),
         seats: [seat(first), seat(second)],
         rated: true,
         time_control: Some(queue.time_control),
@@ -250,7 +241,7 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
 }
 
 async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
-    let variant = Variant::try_from(variant_spec(queue)).unwrap_or(Variant::Oware);
+    let variant = queue.variant.standard_rules();
     let level = mancala_ai::level_near(variant, ticket.rating);
     let balance_first = ticket.first_balance <= 0;
     let human = SeatRequest::Player {
@@ -268,7 +259,7 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
     };
     let request = CreateGame {
         id: None,
-        variant: variant_spec(queue),
+        variant: queue.variant.standard(),
         seats,
         // Rating a fallback game against the level's calibrated rating is
         // the rating service's part; game-room keeps AI games casual.
