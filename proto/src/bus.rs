@@ -78,11 +78,23 @@ impl GameBus {
     /// One line of routing, a newline, then the payload: cheap to write
     /// and to route, and the payload needs no escaping.
     pub fn encode(&self) -> String {
-        let (head, message) = match self {
-            GameBus::Event { version, message } => (format!("event {version}"), message),
-            GameBus::Notice { message } => ("notice".to_owned(), message),
-            GameBus::Watchers { count, message } => (format!("watchers {count}"), message),
-            GameBus::RatingChange { message } => ("rating_change".to_owned(), message),
+        let (route, message) = match self {
+            GameBus::Event { version, message } => (Route::Event { version: *version }, message),
+            GameBus::Notice { message } => (Route::Notice, message),
+            GameBus::Watchers { count, message } => (Route::Watchers { count: *count }, message),
+            GameBus::RatingChange { message } => (Route::RatingChange, message),
+        };
+        GameBus::encode_parts(route, message)
+    }
+
+    /// [`GameBus::encode`] from a route and a borrowed payload: what a
+    /// host publishes per move, with one copy of the payload.
+    pub fn encode_parts(route: Route, message: &str) -> String {
+        let head = match route {
+            Route::Event { version } => format!("event {version}"),
+            Route::Notice => "notice".to_owned(),
+            Route::Watchers { count } => format!("watchers {count}"),
+            Route::RatingChange => "rating_change".to_owned(),
         };
         let mut text = String::with_capacity(head.len() + 1 + message.len());
         text.push_str(&head);

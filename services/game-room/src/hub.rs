@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use mancala_platform::Redis;
 use mancala_platform::pubsub::{PubSub, Subscription};
-use mancala_proto::bus::{GameBus, names};
+use mancala_proto::bus::{GameBus, Route, names};
 use redis::AsyncCommands;
 use uuid::Uuid;
 
@@ -61,11 +61,12 @@ impl Hub {
             .await
     }
 
-    /// Publishes on a game's channel.
-    pub async fn publish(&self, game: Uuid, message: &GameBus) {
+    /// Publishes `message` on a game's channel, routed as `route`.
+    pub async fn publish(&self, game: Uuid, route: Route, message: &str) {
+        let text = GameBus::encode_parts(route, message);
         self.inner
             .pubsub
-            .publish(&names::game_channel(game), &message.encode())
+            .publish(&names::game_channel(game), &text)
             .await;
     }
 
@@ -168,7 +169,7 @@ impl Hub {
         let count = self.watchers(game).await;
         let message = serde_json::to_string(&mancala_proto::ServerMessage::Watchers { count })
             .unwrap_or_default();
-        self.publish(game, &GameBus::Watchers { count, message })
+        self.publish(game, Route::Watchers { count }, &message)
             .await;
     }
 }

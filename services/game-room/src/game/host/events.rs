@@ -73,11 +73,10 @@ impl Host {
             }
         }
         let _ = self.events.send(Outbound::Text(text.clone()));
-        let message = text.to_string();
-        let bus = match versioned {
-            Some((version, _)) => GameBus::Event { version, message },
-            None => GameBus::Notice { message },
+        let route = match versioned {
+            Some((version, _)) => Route::Event { version },
+            None => Route::Notice,
         };
-        self.deps.hub.publish(self.live.id(), &bus).await;
+        self.deps.hub.publish(self.live.id(), route, &text).await;
     }
 }
