@@ -72,10 +72,10 @@ start() {
       base=http://127.0.0.1:18080 games_bases=$base
       ;;
     split)
-      APP_PUBLIC_URL=http://127.0.0.1:18081 APP_INSTANCE_ID=room-a \
+      APP_INSTANCE_URL=http://127.0.0.1:18081 APP_INSTANCE_ID=room-a \
         "$bin/game-room" --bind 127.0.0.1:18081 >/dev/null & pids+=($!)
       ready 18081
-      APP_PUBLIC_URL=http://127.0.0.1:18082 APP_INSTANCE_ID=room-b \
+      APP_INSTANCE_URL=http://127.0.0.1:18082 APP_INSTANCE_ID=room-b \
         "$bin/game-room" --bind 127.0.0.1:18082 >/dev/null & pids+=($!)
       APP_GAME_ROOM_URL=http://127.0.0.1:18081 \
         "$bin/matchmaking" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)

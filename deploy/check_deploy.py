@@ -6,9 +6,8 @@ Nothing here builds an image or talks to a cluster. What it checks:
   yaml      every YAML file under deploy/ parses (all documents)
   env       every variable the Dockerfile, compose.yaml and the Kubernetes
             manifests set is one the binary that gets it reads: the names
-            are string literals ("APP_...", DATABASE_URL, REDIS_URL) in the
-            Rust sources of that binary's workspace crates (test modules
-            left out), RUST_LOG when tracing's EnvFilter reads it
+            each binary declares, listed in deploy/settings.tsv (generated
+            from the declarations, kept current by a test)
   commands  commands name binaries that the Dockerfile builds into the
             image and that Cargo.toml declares
   k8s       probes, resources, non-root pods, selectors, Service ports,
@@ -51,7 +50,8 @@ MUST_SET = {
     "REDIS_URL": "the default is a local Redis",
     "APP_INTERNAL_TOKEN": "a random token per process: matchmaking could not create games",
     "APP_GAME_ROOM_URL": "the default is 127.0.0.1, this process",
-    "APP_PUBLIC_URL": "links and `elsewhere` would name a private address",
+    "APP_PUBLIC_URL": "invite links would name a private address",
+    "APP_INSTANCE_URL": "`elsewhere` would name a private address",
 }
 
 SAMPLE_PARAMS = {
@@ -60,7 +60,7 @@ SAMPLE_PARAMS = {
     "variant": "kalah",
 }
 
-VAR_LITERAL = re.compile(r'"((?:APP_[A-Z0-9_]+)|DATABASE_URL|REDIS_URL|RUST_LOG)"')
+SETTINGS_LIST = "deploy/settings.tsv"
 ROUTE_LITERAL = re.compile(r'\.(?:api_)?route\(\s*"([^"]+)"')
 
 
@@ -152,11 +152,17 @@ class Package:
     deps: list[str]
     source: str = ""  # the crate's src/, test modules stripped
 
-    def reads(self) -> set[str]:
-        names = set(VAR_LITERAL.findall(self.source))
-        if "from_default_env" in self.source:  # tracing's EnvFilter: RUST_LOG
-            names.add("RUST_LOG")
-        return names
+
+def declared_settings(root: str) -> dict[str, set[str]]:
+    """binary -> the variables it declares (deploy/settings.tsv)."""
+    declared: dict[str, set[str]] = {}
+    with open(os.path.join(root, SETTINGS_LIST), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            binary, name = line.split("\t")[:2]
+            declared.setdefault(binary, set()).add(name)
+    return declared
 
 
 class Workspace:
@@ -183,6 +189,7 @@ class Workspace:
             pkg.source = "\n".join(texts)
             self.packages[name] = pkg
         self.bin_package = {b: p for p in self.packages.values() for b in p.bins}
+        self.declared = declared_settings(root)
 
     def closure(self, package: str) -> list[Package]:
         seen, todo = [], [package]
@@ -195,10 +202,7 @@ class Workspace:
         return [self.packages[n] for n in seen]
 
     def reads(self, binary: str) -> set[str]:
-        pkg = self.bin_package.get(binary)
-        if pkg is None:
-            return set()
-        return set().union(*(p.reads() for p in self.closure(pkg.name)))
+        return self.declared.get(binary, set())
 
     def uses(self, binary: str, needle: str) -> bool:
         pkg = self.bin_package.get(binary)
@@ -872,23 +876,23 @@ def check_nginx_routes(root: str, services: dict, containers: list[Container], e
             if len(parts) >= 2 and parts[-2].isdigit() and parts[-1].isdigit():
                 published[int(parts[-2])] = int(parts[-1])
     for c in containers:
-        if c.binary != "game-room" or "APP_PUBLIC_URL" not in c.env:
+        if c.binary != "game-room" or "APP_INSTANCE_URL" not in c.env:
             continue
-        url = urlsplit(defaults(str(c.env["APP_PUBLIC_URL"])))
+        url = urlsplit(defaults(str(c.env["APP_INSTANCE_URL"])))
         port = url.port or (443 if url.scheme == "https" else 80)
         if url.path.strip("/"):
-            rep.warn(c.where, "APP_PUBLIC_URL has a path; the web client keeps only the origin of `elsewhere`")
+            rep.warn(c.where, "APP_INSTANCE_URL has a path; the web client keeps only the origin of `elsewhere`")
         inner = published.get(port)
         listener = next((x for x in servers if inner in x.ports()), None)
         if inner is None or listener is None:
-            rep.fail(c.where, f"APP_PUBLIC_URL {url.geturl()}: port {port} is not a port of the proxy")
+            rep.fail(c.where, f"APP_INSTANCE_URL {url.geturl()}: port {port} is not a port of the proxy")
             continue
         if listener is srv:
-            rep.warn(c.where, "APP_PUBLIC_URL is the site itself: `elsewhere` would send players back to the hash")
+            rep.warn(c.where, "APP_INSTANCE_URL is the site itself: `elsewhere` would send players back to the hash")
             continue
         got = resolve_nginx(listener, upstreams, hosts, sample_path("/v1/games/{id}/play"))
         if got.kind != "proxy" or got.services != {c.service}:
-            rep.fail(where, f"port {inner} (APP_PUBLIC_URL of {c.service}) reaches {sorted(got.services) or got.kind}, not {c.service}")
+            rep.fail(where, f"port {inner} (APP_INSTANCE_URL of {c.service}) reaches {sorted(got.services) or got.kind}, not {c.service}")
         for uri in ("/internal/v1/games", "/metrics"):
             blocked = resolve_nginx(listener, upstreams, hosts, uri)
             if blocked.kind == "proxy" and blocked.services:

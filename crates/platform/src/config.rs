@@ -1,15 +1,14 @@
-//! Typed settings from the environment: `DATABASE_URL` and `REDIS_URL` by
-//! convention, `APP_`-prefixed names for the rest, each with a default that
-//! works on a developer's machine.
+//! The settings every service shares, declared (see [`crate::cli`]):
+//! `DATABASE_URL` and `REDIS_URL` by convention, `APP_`-prefixed names for
+//! the rest, each with a default that works on a developer's machine.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use secrecy::SecretString;
 
 /// How log lines are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
     /// One JSON object a line, for log collectors.
     Json,
@@ -17,41 +16,88 @@ pub enum LogFormat {
     Pretty,
 }
 
-/// Everything a service is configured with.
-#[derive(Debug)]
+/// What every service is configured with.
+#[derive(Clone, Debug, clap::Args)]
 pub struct Settings {
-    /// `APP_BIND`: where the HTTP server listens.
+    /// Where the HTTP server listens, HOST:PORT.
+    #[arg(env = "APP_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
-    /// `DATABASE_URL`: Postgres, the system of record. May hold a password.
+    /// Postgres, the system of record (may hold a password).
+    #[arg(env = "DATABASE_URL", hide_env_values = true, value_parser = secret,
+          default_value = "postgres://postgres@127.0.0.1:5432/mancala")]
     pub database_url: SecretString,
-    /// `REDIS_URL`: Redis, for what is shared and fast. May hold a password.
+    /// Redis, for what is shared and fast (may hold a password).
+    #[arg(env = "REDIS_URL", hide_env_values = true, value_parser = secret,
+          default_value = "redis://127.0.0.1:6379")]
     pub redis_url: SecretString,
-    /// `APP_REDIS_PREFIX`: prefixed to every Redis key, so that deployments
-    /// (and tests) can share one Redis.
+    /// Prefixed to every Redis key, so deployments (and tests) can share
+    /// one Redis.
+    #[arg(env = "APP_REDIS_PREFIX", default_value = "mancala:")]
     pub redis_prefix: String,
-    /// `APP_LOG_FORMAT`: `json` or `pretty`.
+    /// Log lines as `json` (for collectors) or `pretty` (for a terminal).
+    #[arg(env = "APP_LOG_FORMAT", value_enum, default_value = "pretty")]
     pub log_format: LogFormat,
-    /// `APP_JWT_ISSUER`: the `iss` of access tokens.
+    /// Which log lines are written (tracing's filter syntax).
+    #[arg(env = "RUST_LOG", default_value = "info", value_parser = crate::telemetry::log_filter)]
+    pub log_filter: String,
+    /// The `iss` of access tokens.
+    #[arg(env = "APP_JWT_ISSUER", default_value = "mancala-arena")]
     pub jwt_issuer: String,
-    /// `APP_JWT_AUDIENCE`: the `aud` of access tokens.
+    /// The `aud` of access tokens.
+    #[arg(env = "APP_JWT_AUDIENCE", default_value = "mancala-arena")]
     pub jwt_audience: String,
-    /// `APP_ACCESS_TOKEN_TTL_SECS`: how long an access token lives.
+    /// How long an access token lives, in seconds.
+    #[arg(env = "APP_ACCESS_TOKEN_TTL_SECS", default_value = "900", value_parser = positive_seconds)]
     pub access_token_ttl: Duration,
-    /// `APP_JWT_LEEWAY_SECS`: clock skew tolerated when checking `exp`.
+    /// Clock skew tolerated when checking a token's `exp`, in seconds.
+    #[arg(env = "APP_JWT_LEEWAY_SECS", default_value = "30", value_parser = seconds)]
     pub jwt_leeway: Duration,
-    /// `APP_REFRESH_TOKEN_TTL_DAYS`: how long a refresh token family lives.
+    /// How long a refresh token family lives, in days.
+    #[arg(env = "APP_REFRESH_TOKEN_TTL_DAYS", default_value = "30", value_parser = days)]
     pub refresh_token_ttl: Duration,
-    /// `APP_JWT_PRIVATE_KEY`: base64url Ed25519 seed; the matchmaking
-    /// service signs with it. Unset: a random key per start, which suits a
-    /// single development process only.
+    /// Base64url Ed25519 seed that matchmaking signs tokens with. Unset: a
+    /// random key per start, which suits a single process only.
+    #[arg(env = "APP_JWT_PRIVATE_KEY", hide_env_values = true, value_parser = secret)]
     pub jwt_private_key: Option<SecretString>,
-    /// `APP_JWT_PUBLIC_KEY`: base64url Ed25519 public key; the other services
-    /// verify with it.
+    /// Base64url Ed25519 public key the other services verify tokens with.
+    #[arg(env = "APP_JWT_PUBLIC_KEY")]
     pub jwt_public_key: Option<String>,
-    /// `APP_HTTP_BODY_TIMEOUT_SECS` (10) and `APP_HTTP_REQUESTS_PER_ADDRESS`
-    /// (64, 0 for none): how long a body may take, and how many requests
-    /// one address may have in flight.
+    #[command(flatten)]
     pub http: crate::guard::HttpLimits,
+}
+
+/// Who this process is, among the instances of its service.
+#[derive(Clone, Debug, clap::Args)]
+pub struct InstanceSettings {
+    /// Names this instance in game and pairing leases and watcher counts.
+    /// Default: a fresh id per start.
+    #[arg(env = "APP_INSTANCE_ID")]
+    configured_id: Option<String>,
+    // Made when read (not a clap default, which is made once a process).
+    #[arg(skip = fresh_id())]
+    fresh_id: String,
+    /// The bearer token services present to each other on `/internal/v1/*`.
+    /// Unset: a random one per process, so nothing outside can call (one
+    /// process, `arena`, shares it between its services).
+    #[arg(env = "APP_INTERNAL_TOKEN", hide_env_values = true, value_parser = secret)]
+    pub internal_token: Option<SecretString>,
+}
+
+impl InstanceSettings {
+    /// `APP_INSTANCE_ID`, or the id made up for this instance.
+    pub fn id(&self) -> &str {
+        self.configured_id.as_deref().unwrap_or(&self.fresh_id)
+    }
+    /// The token, made up once if none was given.
+    pub fn internal_token(&mut self) -> SecretString {
+        self.internal_token
+            .get_or_insert_with(|| SecretString::from(uuid::Uuid::new_v4().to_string()))
+            .clone()
+    }
+}
+
+fn fresh_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 /// A setting that could not be read. Never holds the value itself, which
@@ -59,88 +105,64 @@ pub struct Settings {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("setting {name}: {reason}")]
 pub struct ConfigError {
-    pub name: &'static str,
+    pub name: String,
     pub reason: String,
 }
 
 impl Settings {
-    /// Reads the settings from the process environment.
-    pub fn from_env() -> Result<Settings, ConfigError> {
-        Settings::from_vars(std::env::vars())
-    }
-
-    /// Reads the settings from name-value pairs: the environment in `main`,
-    /// a literal list in tests.
+    /// Reads the settings from name-value pairs: tests, and services built
+    /// in-process. A binary reads its [`Declaration`](crate::cli::Declaration).
     pub fn from_vars(
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Settings, ConfigError> {
-        let vars: HashMap<String, String> = vars.into_iter().collect();
-        let text = |name: &'static str, default: &str| -> String {
-            vars.get(name)
-                .map_or_else(|| default.to_owned(), Clone::clone)
-        };
-        let seconds = |name: &'static str, default: u64| -> Result<Duration, ConfigError> {
-            parse(name, &text(name, &default.to_string())).map(Duration::from_secs)
-        };
-        let log_format = match text("APP_LOG_FORMAT", "pretty").as_str() {
-            "json" => LogFormat::Json,
-            "pretty" => LogFormat::Pretty,
-            other => {
-                return Err(ConfigError {
-                    name: "APP_LOG_FORMAT",
-                    reason: format!("expected json or pretty, got {other:?}"),
-                });
-            }
-        };
-        let days: u64 = parse(
-            "APP_REFRESH_TOKEN_TTL_DAYS",
-            &text("APP_REFRESH_TOKEN_TTL_DAYS", "30"),
-        )?;
-        let access_token_ttl = seconds("APP_ACCESS_TOKEN_TTL_SECS", 15 * 60)?;
-        if access_token_ttl.is_zero() {
-            return Err(ConfigError {
-                name: "APP_ACCESS_TOKEN_TTL_SECS",
-                reason: "must be positive".into(),
-            });
-        }
-        Ok(Settings {
-            bind: parse("APP_BIND", &text("APP_BIND", "127.0.0.1:8080"))?,
-            database_url: SecretString::from(text(
-                "DATABASE_URL",
-                "postgres://postgres@127.0.0.1:5432/mancala",
-            )),
-            redis_url: SecretString::from(text("REDIS_URL", "redis://127.0.0.1:6379")),
-            redis_prefix: text("APP_REDIS_PREFIX", "mancala:"),
-            log_format,
-            jwt_issuer: text("APP_JWT_ISSUER", "mancala-arena"),
-            jwt_audience: text("APP_JWT_AUDIENCE", "mancala-arena"),
-            access_token_ttl,
-            jwt_leeway: seconds("APP_JWT_LEEWAY_SECS", 30)?,
-            refresh_token_ttl: Duration::from_secs(days.saturating_mul(24 * 60 * 60)),
-            jwt_private_key: vars
-                .get("APP_JWT_PRIVATE_KEY")
-                .map(|key| SecretString::from(key.clone())),
-            jwt_public_key: vars.get("APP_JWT_PUBLIC_KEY").cloned(),
-            http: crate::guard::HttpLimits {
-                body_timeout: seconds("APP_HTTP_BODY_TIMEOUT_SECS", 10)?
-                    .max(Duration::from_secs(1)),
-                requests_per_address: parse(
-                    "APP_HTTP_REQUESTS_PER_ADDRESS",
-                    &text("APP_HTTP_REQUESTS_PER_ADDRESS", "64"),
-                )?,
-            },
-        })
+        crate::cli::from_vars(vars)
     }
 }
 
-fn parse<T: std::str::FromStr>(name: &'static str, text: &str) -> Result<T, ConfigError>
-where
-    T::Err: std::fmt::Display,
-{
-    text.parse().map_err(|error: T::Err| ConfigError {
-        name,
-        reason: error.to_string(),
-    })
+// Value parsers for the declared settings: a unit in the name, a
+// `Duration` in the field, nothing rounded or clamped in silence.
+
+/// Whole seconds (`APP_*_SECS`).
+pub fn seconds(text: &str) -> Result<Duration, String> {
+    whole(text).map(Duration::from_secs)
+}
+
+/// Whole seconds, at least one.
+pub fn positive_seconds(text: &str) -> Result<Duration, String> {
+    positive(text).map(Duration::from_secs)
+}
+
+/// Whole milliseconds (`APP_*_MS`).
+pub fn millis(text: &str) -> Result<Duration, String> {
+    whole(text).map(Duration::from_millis)
+}
+
+/// Whole milliseconds, at least one.
+pub fn positive_millis(text: &str) -> Result<Duration, String> {
+    positive(text).map(Duration::from_millis)
+}
+
+/// Whole days (`APP_*_DAYS`).
+pub fn days(text: &str) -> Result<Duration, String> {
+    whole(text).map(|days| Duration::from_secs(days.saturating_mul(24 * 60 * 60)))
+}
+
+/// A value that must not reach a log line.
+pub fn secret(text: &str) -> Result<SecretString, std::convert::Infallible> {
+    Ok(SecretString::from(text.to_owned()))
+}
+
+fn whole(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| "expected a whole number".to_owned())
+}
+
+fn positive(text: &str) -> Result<u64, String> {
+    match whole(text)? {
+        0 => Err("must be at least 1".into()),
+        value => Ok(value),
+    }
 }
 
 #[cfg(test)]
@@ -203,5 +225,10 @@ mod tests {
         assert_eq!(error.name, "APP_LOG_FORMAT");
         let error = Settings::from_vars(vars(&[("APP_ACCESS_TOKEN_TTL_SECS", "0")])).unwrap_err();
         assert_eq!(error.name, "APP_ACCESS_TOKEN_TTL_SECS");
+        let error = Settings::from_vars(vars(&[("DATABASE_URL", "")]));
+        assert!(error.is_ok(), "a URL is checked when connecting, not here");
+        let error = Settings::from_vars(vars(&[("APP_JWT_LEEWAY_SECS", "hunter2")])).unwrap_err();
+        assert_eq!(error.name, "APP_JWT_LEEWAY_SECS");
+        assert!(!error.to_string().contains("hunter2"), "{error}");
     }
 }

@@ -25,12 +25,15 @@ use mancala_proto::ErrorCode;
 use crate::http::ApiError;
 
 /// The limits, from the settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct HttpLimits {
-    /// A request's body must have arrived this long after its head.
+    /// A request's body must have arrived this many seconds after its head.
+    #[arg(env = "APP_HTTP_BODY_TIMEOUT_SECS", default_value = "10",
+          value_parser = crate::config::positive_seconds)]
     pub body_timeout: Duration,
     /// Requests one address may have in flight at once (0: no limit).
     /// Behind a proxy every client shares its address: limit there.
+    #[arg(env = "APP_HTTP_REQUESTS_PER_ADDRESS", default_value_t = 64)]
     pub requests_per_address: u32,
 }
 

@@ -262,23 +262,29 @@ async fn readyz(readiness: web::Data<Readiness>) -> Result<HttpResponse, ApiErro
     }
 }
 
-/// `APP_ALLOWED_ORIGINS`: comma-separated origins browsers may open
-/// sockets from, besides the server's own host.
-pub fn allowed_origins(list: Option<&String>) -> Vec<String> {
-    list.map(|list| {
-        list.split(',')
-            .map(|origin| origin.trim().trim_end_matches('/').to_owned())
-            .filter(|origin| !origin.is_empty())
-            .collect()
-    })
-    .unwrap_or_default()
+/// Origins browsers may open sockets from, besides the server's own
+/// host: written comma-separated, a trailing `/` ignored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AllowedOrigins(pub Vec<String>);
+
+impl std::str::FromStr for AllowedOrigins {
+    type Err = std::convert::Infallible;
+
+    fn from_str(list: &str) -> Result<AllowedOrigins, Self::Err> {
+        Ok(AllowedOrigins(
+            list.split(',')
+                .map(|origin| origin.trim().trim_end_matches('/').to_owned())
+                .filter(|origin| !origin.is_empty())
+                .collect(),
+        ))
+    }
 }
 
 /// Whether a browser on `Origin` may open a socket: no `Origin` (not a
 /// browser: the token protects it), the server's own host, or an allowed
 /// origin. Browsers always send `Origin` on a WebSocket handshake, so a
 /// page elsewhere cannot borrow a player's session.
-pub fn origin_allowed(request: &HttpRequest, allowed: &[String]) -> bool {
+pub fn origin_allowed(request: &HttpRequest, allowed: &AllowedOrigins) -> bool {
     let Some(origin) = request.headers().get("origin") else {
         return true;
     };
@@ -290,7 +296,7 @@ pub fn origin_allowed(request: &HttpRequest, allowed: &[String]) -> bool {
     let own = origin
         .split_once("://")
         .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(&host));
-    own || allowed.iter().any(|allowed| allowed == origin)
+    own || allowed.0.iter().any(|allowed| allowed == origin)
 }
 
 #[cfg(test)]

@@ -31,6 +31,53 @@ pub struct SocketLimits {
     pub messages_per_second: u32,
 }
 
+/// How every socket endpoint (lobby, play, watch) behaves: one group of
+/// settings for the services that serve sockets.
+#[derive(Clone, Debug, clap::Args)]
+pub struct SocketSettings {
+    /// Origins (comma-separated) besides the server's own host whose pages
+    /// may open sockets. Clients that send no `Origin` (not browsers) are
+    /// let in; the token protects play.
+    #[arg(env = "APP_ALLOWED_ORIGINS", default_value = "")]
+    pub allowed_origins: crate::http::AllowedOrigins,
+    /// A socket must authenticate within this many seconds.
+    #[arg(env = "APP_WS_AUTH_TIMEOUT_SECS", default_value = "5",
+          value_parser = crate::config::positive_seconds)]
+    pub auth_timeout: Duration,
+    /// How often the server pings a socket, in seconds.
+    #[arg(env = "APP_WS_PING_SECS", default_value = "10",
+          value_parser = crate::config::positive_seconds)]
+    pub ping_every: Duration,
+    /// A socket silent this many seconds (not even a pong) is closed; a
+    /// lobby socket's queue tickets lapse after the lobby grace.
+    #[arg(env = "APP_WS_TIMEOUT_SECS", default_value = "30",
+          value_parser = crate::config::positive_seconds)]
+    pub client_timeout: Duration,
+    /// Lobby and game sockets one player may have open, over every service
+    /// (0: no limit).
+    #[arg(env = "APP_LIMIT_SOCKETS_PER_PLAYER", default_value_t = 20)]
+    pub sockets_per_player: u32,
+}
+
+impl SocketSettings {
+    /// The limits of one endpoint, whose frames and message rate are its own.
+    pub fn limits(
+        &self,
+        max_frame_bytes: usize,
+        message_burst: u32,
+        messages_per_second: u32,
+    ) -> SocketLimits {
+        SocketLimits {
+            max_frame_bytes,
+            auth_timeout: self.auth_timeout,
+            ping_every: self.ping_every,
+            silence: self.client_timeout,
+            message_burst,
+            messages_per_second,
+        }
+    }
+}
+
 /// What the client did.
 #[derive(Debug)]
 pub enum Inbound<M> {

@@ -18,13 +18,21 @@ use crate::config::LogFormat;
 
 /// Installs the global log subscriber. A process calls it once, in `main`;
 /// a second call (tests) leaves the first in place.
-pub fn init_logging(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+pub fn init_logging(format: LogFormat, filter: &str) {
+    let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _already_installed = match format {
         LogFormat::Json => builder.json().with_current_span(true).try_init(),
         LogFormat::Pretty => builder.try_init(),
     };
+}
+
+/// Checks a `RUST_LOG` filter when the settings are read, so a typo is an
+/// error at start rather than silence.
+pub fn log_filter(text: &str) -> Result<String, String> {
+    EnvFilter::try_new(text)
+        .map(|_| text.to_owned())
+        .map_err(|error| error.to_string())
 }
 
 /// The request-id and tracing middleware, for `App::wrap`.
@@ -173,7 +181,7 @@ mod tests {
 
     #[actix_web::test]
     async fn every_response_carries_a_request_id() {
-        init_logging(LogFormat::Pretty);
+        init_logging(LogFormat::Pretty, "info");
         let app = test::init_service(
             App::new()
                 .wrap(actix_web::middleware::from_fn(expose_request_id))

@@ -4,12 +4,13 @@
 //! same port.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 
 use mancala_game_room::{GameRoom, GameRoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
+use mancala_platform::cli::{Declaration, Parsed};
 use mancala_platform::{
-    Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError, connect_postgres, serve_on,
+    Bound, Clock, ConfigError, MIGRATOR, Readiness, Redis, Settings, StartError, connect_postgres,
+    serve_on,
 };
 use mancala_rating::{RatingService, RatingSettings};
 
@@ -22,8 +23,32 @@ pub struct ArenaSettings {
     pub matching: MatchSettings,
     pub game_room: GameRoomSettings,
     pub rating: RatingSettings,
-    /// `APP_WEB_DIR`: the browser client's files.
-    pub web_dir: PathBuf,
+    pub web: web::WebSettings,
+}
+
+/// Every setting the `arena` binary reads: each service's, once.
+pub fn declaration() -> Declaration {
+    Declaration::new("arena", "Mancala Arena in one process")
+        .with::<Settings>()
+        .with::<AccountSettings>()
+        .with::<MatchSettings>()
+        .with::<GameRoomSettings>()
+        .with::<RatingSettings>()
+        .with::<web::WebSettings>()
+}
+
+impl ArenaSettings {
+    /// One environment read by every service of the process.
+    pub fn from_parsed(parsed: &Parsed) -> Result<ArenaSettings, ConfigError> {
+        Ok(ArenaSettings {
+            shared: parsed.get()?,
+            accounts: parsed.get()?,
+            matching: parsed.get()?,
+            game_room: parsed.get()?,
+            rating: parsed.get()?,
+            web: parsed.get()?,
+        })
+    }
 }
 
 /// The running arena.
@@ -40,8 +65,11 @@ impl Arena {
         let own = format!("http://{address}");
         // Matchmaking creates games through game-room's endpoint, here.
         settings.matching.game_room_url = own.clone();
-        settings.game_room.internal_token = settings.matching.internal_token.clone();
-        settings.game_room.public_url.get_or_insert(own);
+        // One instance: one id and one internal token for its services.
+        settings.matching.instance.internal_token();
+        settings.game_room.instance = settings.matching.instance.clone();
+        settings.game_room.instance_url.get_or_insert(own.clone());
+        settings.matching.public_url.get_or_insert(own);
         if settings.shared.jwt_private_key.is_none() {
             // One key for the signer and the verifiers of this process.
             settings.shared.jwt_private_key = Some(mancala_platform::jwt::random_seed());
@@ -76,10 +104,11 @@ impl Arena {
         matchmaking.spawn_housekeeping();
         matchmaking.spawn_pairers();
         rating.start_background();
-        if !settings.web_dir.join("index.html").is_file() {
-            tracing::warn!(dir = %settings.web_dir.display(), "no web client here (APP_WEB_DIR)");
+        let web_dir = settings.web.web_dir;
+        if !web_dir.join("index.html").is_file() {
+            tracing::warn!(dir = %web_dir.display(), "no web client here (APP_WEB_DIR)");
         }
-        let routes = (matchmaking, game_room.clone(), rating, settings.web_dir);
+        let routes = (matchmaking, game_room.clone(), rating, web_dir);
         let bound = serve_on(
             listener,
             Readiness { postgres, redis },

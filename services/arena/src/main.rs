@@ -3,34 +3,27 @@
 use std::process::ExitCode;
 
 use mancala_arena::{Arena, ArenaSettings};
-use mancala_game_room::GameRoomSettings;
-use mancala_matchmaking::{AccountSettings, MatchSettings};
+use mancala_platform::cli::Parsed;
 use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, Settings};
-use mancala_rating::RatingSettings;
+use mancala_platform::{Clock, ConfigError};
 
-fn settings(vars: Vec<(String, String)>) -> Result<ArenaSettings, mancala_platform::ConfigError> {
-    Ok(ArenaSettings {
-        shared: Settings::from_vars(vars.clone())?,
-        accounts: AccountSettings::from_vars(vars.clone())?,
-        matching: MatchSettings::from_vars(vars.clone())?,
-        game_room: GameRoomSettings::from_vars(vars.clone())?,
-        rating: RatingSettings::from_vars(vars.clone())?,
-        web_dir: mancala_arena::web::web_dir(&vars),
-    })
+fn settings() -> Result<(Parsed, ArenaSettings), ConfigError> {
+    let parsed = mancala_arena::declaration().parse_process()?;
+    let settings = ArenaSettings::from_parsed(&parsed)?;
+    Ok((parsed, settings))
 }
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let vars = mancala_platform::cli::environment("Mancala Arena in one process");
-    let settings = match settings(vars) {
+    let (parsed, settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("arena: {error}");
             return ExitCode::from(2);
         }
     };
-    init_logging(settings.shared.log_format);
+    init_logging(settings.shared.log_format, &settings.shared.log_filter);
+    parsed.warn_unknown();
     let arena = match Arena::build(settings, Clock::system()).await {
         Ok(arena) => arena,
         Err(error) => {

@@ -21,14 +21,13 @@ const CLIENT_ROUTES: &[&str] = &[
     "/player/{id}",
 ];
 
-/// Where the client's files are: `APP_WEB_DIR`, default `web` (the
-/// repository's folder, as `deploy/run.sh` runs from the checkout).
-pub fn web_dir(vars: &[(String, String)]) -> PathBuf {
-    vars.iter()
-        .rev()
-        .find(|(name, _)| name == "APP_WEB_DIR")
-        .map(|(_, value)| PathBuf::from(value))
-        .unwrap_or_else(|| PathBuf::from("web"))
+/// Where the client's files are.
+#[derive(Clone, Debug, clap::Args)]
+pub struct WebSettings {
+    /// The browser client's folder (`web` of the repository, as
+    /// `deploy/run.sh` runs from the checkout).
+    #[arg(env = "APP_WEB_DIR", default_value = "web")]
+    pub web_dir: PathBuf,
 }
 
 /// Mounts the client after the APIs, so `/v1/...` is never shadowed.

@@ -63,6 +63,8 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
         .env("APP_LOG_FORMAT", "json")
         .env("APP_WEB_DIR", &web)
         .env("RUST_LOG", "warn")
+        // Misspelt: read by nothing, so reported at start.
+        .env("APP_AI_WORKRS", "3")
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -70,11 +72,20 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     let mut process = Process(child);
     // Log lines may come first; the ready line names the address.
     let mut lines = BufReader::new(stdout).lines();
-    let line = lines
-        .by_ref()
-        .map(Result::unwrap)
-        .find(|line| line.starts_with("Mancala Arena is ready"))
-        .expect("the ready line");
+    let mut before_ready = Vec::new();
+    let line = loop {
+        let line = lines.next().expect("the ready line").unwrap();
+        if line.starts_with("Mancala Arena is ready") {
+            break line;
+        }
+        before_ready.push(line);
+    };
+    assert!(
+        before_ready
+            .iter()
+            .any(|line| line.contains("APP_AI_WORKRS") && line.contains("WARN")),
+        "a misspelt setting is reported: {before_ready:?}"
+    );
     // Keep reading so the child never blocks on a full pipe.
     std::thread::spawn(move || lines.for_each(drop));
     let base = line.trim().rsplit(' ').next().unwrap().to_owned();
@@ -115,6 +126,16 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     )
     .await;
     assert_eq!(game["seat"], 0);
+    // Links name the address the arena really listens on.
+    let invite = post(
+        &client,
+        format!("{base}/v1/invites"),
+        json!({"variant": {"variant": "kalah"}, "rated": false}),
+        Some(&token),
+    )
+    .await;
+    let link = invite["url"].as_str().unwrap();
+    assert!(link.starts_with(&base), "{link} is not on {base}");
     let url = format!(
         "{}{}",
         base.replacen("http", "ws", 1),
@@ -181,4 +202,28 @@ async fn a_guest_plays_the_ai_on_the_one_process_arena() {
     println!("exited {:?} after SIGTERM", stopping.elapsed());
     let _ = std::fs::remove_dir_all(&web);
     stores.cleanup().await.unwrap();
+}
+
+#[test]
+fn help_lists_every_setting_and_a_bad_value_names_its_variable() {
+    let help = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(help.status.success());
+    let help = String::from_utf8(help.stdout).unwrap();
+    for declared in mancala_arena::declaration().settings() {
+        assert!(
+            help.contains(&format!("[env: {}", declared.name)),
+            "{} missing from --help",
+            declared.name
+        );
+    }
+    let refused = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .env("APP_RATING_WORKERS", "2.7")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8(refused.stderr).unwrap();
+    assert!(said.contains("APP_RATING_WORKERS"), "{said}");
 }

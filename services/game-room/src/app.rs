@@ -34,15 +34,15 @@ impl GameRoom {
         postgres: PgPool,
         redis: Redis,
         settings: &Settings,
-        room_settings: GameRoomSettings,
+        mut room_settings: GameRoomSettings,
         clock: Clock,
     ) -> Result<GameRoom, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
-        let hub = Hub::start(redis.clone(), room_settings.instance.clone());
-        let public_url = room_settings.public_url.clone();
-        let internal_token = InternalToken(room_settings.internal_token.clone());
+        let hub = Hub::start(redis.clone(), room_settings.instance.id().to_owned());
+        let instance_url = room_settings.instance_url.clone();
+        let internal_token = InternalToken(room_settings.instance.internal_token());
         let ai = AiPool::new(PoolSettings {
-            workers: room_settings.ai_workers,
+            workers: usize::from(room_settings.ai_workers),
             deadline: room_settings.ai_deadline,
             queue_wait: room_settings.ai_queue_wait,
             idle_bytes: room_settings.ai_idle_bytes,
@@ -58,7 +58,7 @@ impl GameRoom {
         };
         let hosted = HostedGames::new(deps);
         hosted.spawn_room_sweeper();
-        if let Some(url) = public_url {
+        if let Some(url) = instance_url {
             let hosted = hosted.clone();
             tokio::spawn(async move { hosted.advertise_forever(url).await });
         }
@@ -99,7 +99,7 @@ impl Application {
         let listener = std::net::TcpListener::bind(settings.bind)?;
         let address = listener.local_addr()?;
         room_settings
-            .public_url
+            .instance_url
             .get_or_insert_with(|| format!("http://{address}"));
         let postgres = connect_postgres(&settings.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;

@@ -16,3 +16,10 @@ pub mod ws;
 
 pub use app::{Application, GameRoom};
 pub use config::GameRoomSettings;
+
+/// Every setting the `game-room` binary reads.
+pub fn declaration() -> mancala_platform::cli::Declaration {
+    mancala_platform::cli::Declaration::new("game-room", "Mancala Arena's game-room service")
+        .with::<mancala_platform::Settings>()
+        .with::<GameRoomSettings>()
+}

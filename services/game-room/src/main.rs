@@ -4,26 +4,25 @@ use std::process::ExitCode;
 
 use mancala_game_room::{Application, GameRoomSettings};
 use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, Settings};
+use mancala_platform::{Clock, ConfigError, Settings};
+
+fn settings() -> Result<(mancala_platform::cli::Parsed, Settings, GameRoomSettings), ConfigError> {
+    let parsed = mancala_game_room::declaration().parse_process()?;
+    let (shared, own) = (parsed.get()?, parsed.get()?);
+    Ok((parsed, shared, own))
+}
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let vars = mancala_platform::cli::environment("Mancala Arena's game-room service");
-    let settings = match Settings::from_vars(vars.clone()) {
+    let (parsed, settings, room_settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("game-room: {error}");
             return ExitCode::from(2);
         }
     };
-    init_logging(settings.log_format);
-    let room_settings = match GameRoomSettings::from_vars(vars) {
-        Ok(settings) => settings,
-        Err(error) => {
-            tracing::error!(%error, "bad settings");
-            return ExitCode::from(2);
-        }
-    };
+    init_logging(settings.log_format, &settings.log_filter);
+    parsed.warn_unknown();
     let application = match Application::build(settings, room_settings, Clock::system()).await {
         Ok(application) => application,
         Err(error) => {

@@ -10,7 +10,7 @@ use mancala_platform::ApiRoutes;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
 use mancala_platform::{
     Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
-    connect_postgres, serve,
+    connect_postgres, serve_on,
 };
 use sqlx::PgPool;
 
@@ -45,9 +45,12 @@ impl Matchmaking {
         redis: Redis,
         settings: &Settings,
         account_settings: AccountSettings,
-        match_settings: MatchSettings,
+        mut match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Matchmaking, StartError> {
+        match_settings
+            .public_url
+            .get_or_insert_with(|| format!("http://{}", settings.bind));
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
             None => {
@@ -78,7 +81,7 @@ impl Matchmaking {
             clock: clock.clone(),
             game_room: GameRoom::new(
                 &match_settings.game_room_url,
-                match_settings.internal_token.clone(),
+                match_settings.instance.internal_token(),
             ),
             settings: Arc::new(match_settings),
             rules,
@@ -151,9 +154,15 @@ impl Application {
     pub async fn build(
         settings: Settings,
         account_settings: AccountSettings,
-        match_settings: MatchSettings,
+        mut match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
+        // Bound first, so invite links can name the address really bound.
+        let listener = std::net::TcpListener::bind(settings.bind)?;
+        let address = listener.local_addr()?;
+        match_settings
+            .public_url
+            .get_or_insert_with(|| format!("http://{address}"));
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
@@ -168,7 +177,7 @@ impl Application {
         service.spawn_housekeeping();
         service.spawn_pairers();
         let readiness = Readiness { postgres, redis };
-        let bound = serve(settings.bind, readiness, settings.http, move |config| {
+        let bound = serve_on(listener, readiness, settings.http, move |config| {
             service.configure(config);
         })?;
         Ok(Application { bound })

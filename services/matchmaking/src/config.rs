@@ -1,233 +1,133 @@
 //! The matchmaking service's own settings, beside the shared
-//! [`mancala_platform::Settings`]. Read from the environment once, in
-//! `main`, and passed by value.
-
-use std::collections::HashMap;
+//! [`mancala_platform::Settings`], declared (see `mancala_platform::cli`).
+//! Read once, in `main`, and passed by value.
 
 use std::time::Duration;
 
+use mancala_platform::ConfigError;
+use mancala_platform::config::{InstanceSettings, positive_millis, positive_seconds, seconds};
 use mancala_platform::ratelimit::Limit;
-use mancala_platform::{ConfigError, SecretString};
+use mancala_platform::socket::SocketSettings;
 
-/// Limits on signing in, per the abuse cases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Limits on signing in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct AccountSettings {
-    /// `APP_LIMIT_SIGNUPS_PER_IP`: guests created and accounts registered
-    /// from one address. Each costs a row (and a registration an argon2
-    /// hash), so a script must not mint them freely.
+    /// Guests created and accounts registered from one address,
+    /// `max/window_seconds`. Each costs a row (and a registration an
+    /// argon2 hash), so a script must not mint them freely.
+    #[arg(env = "APP_LIMIT_SIGNUPS_PER_IP", default_value = "30/3600")]
     pub signups_per_ip: Limit,
-    /// `APP_LIMIT_LOGIN_FAILURES_PER_ACCOUNT`: wrong passwords for one
-    /// username, from anywhere: stops guessing one account's password.
+    /// Wrong passwords for one username, from anywhere: stops guessing one
+    /// account's password.
+    #[arg(env = "APP_LIMIT_LOGIN_FAILURES_PER_ACCOUNT", default_value = "10/900")]
     pub login_failures_per_account: Limit,
-    /// `APP_LIMIT_LOGIN_FAILURES_PER_IP`: wrong passwords from one address,
-    /// for any username: stops spraying one password over many accounts.
+    /// Wrong passwords from one address, for any username: stops spraying
+    /// one password over many accounts.
+    #[arg(env = "APP_LIMIT_LOGIN_FAILURES_PER_IP", default_value = "50/900")]
     pub login_failures_per_ip: Limit,
-    /// `APP_TRUST_FORWARDED_FOR`: take the client's address from
-    /// `Forwarded`/`X-Forwarded-For`. Only behind a proxy that sets them;
-    /// otherwise a client could pick its own address and dodge the limits.
+    /// Take the client's address from `Forwarded`/`X-Forwarded-For`. Only
+    /// behind a proxy that sets them; otherwise a client could pick its own
+    /// address and dodge the limits.
+    #[arg(env = "APP_TRUST_FORWARDED_FOR", default_value_t = false,
+          action = clap::ArgAction::Set)]
     pub trust_forwarded_for: bool,
 }
 
-impl Default for AccountSettings {
-    fn default() -> AccountSettings {
-        AccountSettings {
-            signups_per_ip: Limit {
-                max: 30,
-                window_seconds: 3600,
-            },
-            login_failures_per_account: Limit {
-                max: 10,
-                window_seconds: 900,
-            },
-            login_failures_per_ip: Limit {
-                max: 50,
-                window_seconds: 900,
-            },
-            trust_forwarded_for: false,
-        }
-    }
-}
-
 impl AccountSettings {
-    /// Reads the settings from the process environment.
-    pub fn from_env() -> Result<AccountSettings, ConfigError> {
-        AccountSettings::from_vars(std::env::vars())
-    }
-
     /// Reads the settings from name-value pairs.
     pub fn from_vars(
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<AccountSettings, ConfigError> {
-        let vars: HashMap<String, String> = vars.into_iter().collect();
-        let defaults = AccountSettings::default();
-        let limit = |name: &'static str, default: Limit| -> Result<Limit, ConfigError> {
-            vars.get(name).map_or(Ok(default), |text| {
-                text.parse().map_err(|reason| ConfigError { name, reason })
-            })
-        };
-        let trust_forwarded_for = match vars.get("APP_TRUST_FORWARDED_FOR").map(String::as_str) {
-            None | Some("false" | "0") => false,
-            Some("true" | "1") => true,
-            Some(other) => {
-                return Err(ConfigError {
-                    name: "APP_TRUST_FORWARDED_FOR",
-                    reason: format!("expected true or false, got {other:?}"),
-                });
-            }
-        };
-        Ok(AccountSettings {
-            signups_per_ip: limit("APP_LIMIT_SIGNUPS_PER_IP", defaults.signups_per_ip)?,
-            login_failures_per_account: limit(
-                "APP_LIMIT_LOGIN_FAILURES_PER_ACCOUNT",
-                defaults.login_failures_per_account,
-            )?,
-            login_failures_per_ip: limit(
-                "APP_LIMIT_LOGIN_FAILURES_PER_IP",
-                defaults.login_failures_per_ip,
-            )?,
-            trust_forwarded_for,
-        })
+        mancala_platform::cli::from_vars(vars)
     }
 }
 
 /// Queues, the AI fallback, the lobby and the services matchmaking calls.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct MatchSettings {
-    /// `APP_QUEUES`: the ranked queues, `variant:initial+increment` comma
-    /// separated. Default: Kalah, Oware and Mangala at 3+2 and 10+5.
+    #[command(flatten)]
+    pub instance: InstanceSettings,
+    #[command(flatten)]
+    pub sockets: SocketSettings,
+    /// The ranked queues, `variant:minutes+increment_seconds`,
+    /// comma-separated.
+    #[arg(env = "APP_QUEUES", value_delimiter = ',', value_parser = queue,
+          default_value = "kalah:3+2,kalah:10+5,oware:3+2,oware:10+5,mangala:3+2,mangala:10+5")]
     pub queues: Vec<String>,
-    /// `APP_AI_FALLBACK_SECS`: a player waiting this long gets an AI.
+    /// A player waiting this many seconds in a queue gets an AI opponent.
+    #[arg(env = "APP_AI_FALLBACK_SECS", default_value = "20", value_parser = seconds)]
     pub ai_fallback: Duration,
-    /// `APP_LOBBY_GRACE_SECS`: tickets outlive the last lobby socket by this.
+    /// Queue tickets outlive the player's last lobby socket by this many
+    /// seconds.
+    #[arg(env = "APP_LOBBY_GRACE_SECS", default_value = "10", value_parser = seconds)]
     pub lobby_grace: Duration,
-    /// `APP_PAIRING_WAVE_MS`: the pairing tick (and the window's wave).
+    /// The pairing tick (and the rating window's wave), in milliseconds.
+    #[arg(env = "APP_PAIRING_WAVE_MS", default_value = "2000", value_parser = wave)]
     pub wave: Duration,
-    /// `APP_GAME_ROOM_URL`: game-room's base URL, for creating games.
+    /// Game-room's base URL, for creating games. `arena` uses its own.
+    #[arg(env = "APP_GAME_ROOM_URL", default_value = "http://127.0.0.1:8080")]
     pub game_room_url: String,
-    /// `APP_INTERNAL_TOKEN`: the token of game-room's internal endpoint.
-    pub internal_token: SecretString,
-    /// `APP_PUBLIC_URL`: the site's address, for invite links.
-    pub public_url: String,
-    /// `APP_INSTANCE_ID`: names this instance in pairing leases.
-    pub instance: String,
-    /// `APP_LOBBY_TICK_MS`: how often a lobby socket checks its timers.
-    pub tick: Duration,
-    /// `APP_LOBBY_STATS_SECS`: how often lobby stats are pushed.
+    /// The site's address as players reach it, for invite links. Default:
+    /// the address this process listens on.
+    #[arg(env = "APP_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// How often a lobby socket checks its timers, in milliseconds.
+    #[arg(env = "APP_LOBBY_TICK_MS", default_value = "1000", value_parser = positive_millis)]
+    pub lobby_tick: Duration,
+    /// How often lobby stats are pushed, in seconds.
+    #[arg(env = "APP_LOBBY_STATS_SECS", default_value = "5", value_parser = positive_seconds)]
     pub stats_every: Duration,
-    /// `APP_WS_AUTH_TIMEOUT_SECS`: a lobby socket must authenticate within.
-    pub auth_timeout: Duration,
-    /// `APP_ALLOWED_ORIGINS`: origins besides the server's own host whose
-    /// pages may open the lobby socket.
-    pub allowed_origins: Vec<String>,
-    /// What one player may hold or do; defaults a real player never meets.
+    #[command(flatten)]
     pub player_limits: PlayerLimits,
-    /// `APP_WS_PING_SECS`: how often the server pings a lobby socket.
-    pub ping_every: Duration,
-    /// `APP_WS_TIMEOUT_SECS`: a lobby socket silent this long is closed,
-    /// and its tickets lapse after the grace.
-    pub client_timeout: Duration,
 }
 
-/// Per-player limits, counted across instances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Per-player limits, counted across instances: defaults a real player
+/// never meets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct PlayerLimits {
-    /// `APP_LIMIT_GAMES_PER_PLAYER`: games against the AI, hotseat games
-    /// and invites one player may make per window (`30/60`).
+    /// Games against the AI, hotseat games and invites one player may make,
+    /// `max/window_seconds`.
+    #[arg(env = "APP_LIMIT_GAMES_PER_PLAYER", default_value = "30/60")]
     pub games: Limit,
-    /// `APP_LIMIT_ACTIVE_CASUAL_GAMES`: games against the AI and hotseat
-    /// games one player may have going at once (10); a game with no move
-    /// for ten minutes no longer counts.
+    /// Games against the AI and hotseat games one player may have going at
+    /// once; a game with no move for ten minutes no longer counts.
+    #[arg(env = "APP_LIMIT_ACTIVE_CASUAL_GAMES", default_value_t = 10)]
     pub active_casual_games: u32,
-    /// `APP_LIMIT_OPEN_INVITES`: invites one player may have waiting (10).
+    /// Invites one player may have waiting.
+    #[arg(env = "APP_LIMIT_OPEN_INVITES", default_value_t = 10)]
     pub open_invites: u32,
-    /// `APP_LIMIT_SOCKETS_PER_PLAYER`: lobby and game sockets one player may
-    /// have open, over every service (20; 0 for none).
-    pub sockets: u32,
 }
 
 impl MatchSettings {
-    pub fn from_env() -> Result<MatchSettings, ConfigError> {
-        MatchSettings::from_vars(std::env::vars())
-    }
-
+    /// Reads the settings from name-value pairs (tests, `arena`'s own).
     pub fn from_vars(
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<MatchSettings, ConfigError> {
-        let vars: HashMap<String, String> = vars.into_iter().collect();
-        let number = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
-            vars.get(name).map_or(Ok(default), |text| {
-                text.trim().parse().map_err(|_| ConfigError {
-                    name,
-                    reason: format!("expected a whole number, got {text:?}"),
-                })
-            })
-        };
-        let queues: Vec<String> = vars
-            .get("APP_QUEUES")
-            .map_or(
-                "kalah:3+2,kalah:10+5,oware:3+2,oware:10+5,mangala:3+2,mangala:10+5",
-                String::as_str,
-            )
-            .split(',')
-            .map(|queue| queue.trim().to_owned())
-            .filter(|queue| !queue.is_empty())
-            .collect();
-        for queue in &queues {
-            if crate::queue::QueueSpec::parse(queue).is_none() {
-                return Err(ConfigError {
-                    name: "APP_QUEUES",
-                    reason: format!("{queue:?} is not variant:initial+increment"),
-                });
-            }
-        }
-        Ok(MatchSettings {
-            queues,
-            ai_fallback: Duration::from_secs(number("APP_AI_FALLBACK_SECS", 20)?),
-            lobby_grace: Duration::from_secs(number("APP_LOBBY_GRACE_SECS", 10)?),
-            wave: Duration::from_millis(number("APP_PAIRING_WAVE_MS", 2_000)?.max(10)),
-            game_room_url: vars
-                .get("APP_GAME_ROOM_URL")
-                .cloned()
-                .unwrap_or_else(|| "http://127.0.0.1:8080".into()),
-            internal_token: SecretString::from(
-                vars.get("APP_INTERNAL_TOKEN")
-                    .cloned()
-                    .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-            ),
-            public_url: vars
-                .get("APP_PUBLIC_URL")
-                .cloned()
-                .unwrap_or_else(|| "http://127.0.0.1:8080".into()),
-            instance: vars
-                .get("APP_INSTANCE_ID")
-                .cloned()
-                .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
-            tick: Duration::from_millis(number("APP_LOBBY_TICK_MS", 1_000)?.max(1)),
-            stats_every: Duration::from_secs(number("APP_LOBBY_STATS_SECS", 5)?.max(1)),
-            auth_timeout: Duration::from_secs(number("APP_WS_AUTH_TIMEOUT_SECS", 5)?),
-            allowed_origins: mancala_platform::http::allowed_origins(
-                vars.get("APP_ALLOWED_ORIGINS"),
-            ),
-            ping_every: Duration::from_secs(number("APP_WS_PING_SECS", 10)?.max(1)),
-            client_timeout: Duration::from_secs(number("APP_WS_TIMEOUT_SECS", 30)?.max(1)),
-            player_limits: PlayerLimits {
-                games: match vars.get("APP_LIMIT_GAMES_PER_PLAYER") {
-                    None => Limit {
-                        max: 30,
-                        window_seconds: 60,
-                    },
-                    Some(text) => text.parse().map_err(|reason| ConfigError {
-                        name: "APP_LIMIT_GAMES_PER_PLAYER",
-                        reason,
-                    })?,
-                },
-                active_casual_games: number("APP_LIMIT_ACTIVE_CASUAL_GAMES", 10)?
-                    .min(u64::from(u32::MAX)) as u32,
-                open_invites: number("APP_LIMIT_OPEN_INVITES", 10)?.min(u64::from(u32::MAX)) as u32,
-                sockets: number("APP_LIMIT_SOCKETS_PER_PLAYER", 20)?.min(u64::from(u32::MAX))
-                    as u32,
-            },
-        })
+        mancala_platform::cli::from_vars(vars)
+    }
+
+    /// The site's address for links, once the listening address is known.
+    pub fn public_url(&self) -> &str {
+        // Filled in from the bound address when the service is built.
+        self.public_url
+            .as_deref()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+    }
+}
+
+fn queue(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    match crate::queue::QueueSpec::parse(text) {
+        Some(_) => Ok(text.to_owned()),
+        None => Err(format!("{text:?} is not variant:minutes+increment_seconds")),
+    }
+}
+
+fn wave(text: &str) -> Result<Duration, String> {
+    match positive_millis(text)? {
+        wave if wave < Duration::from_millis(10) => Err("at least 10 ms".into()),
+        wave => Ok(wave),
     }
 }
 
@@ -252,11 +152,26 @@ mod tests {
         assert!(settings.trust_forwarded_for);
         assert_eq!(
             settings.login_failures_per_ip,
-            AccountSettings::default().login_failures_per_ip
+            AccountSettings::from_vars([])
+                .unwrap()
+                .login_failures_per_ip
         );
         let error =
             AccountSettings::from_vars([("APP_LIMIT_LOGIN_FAILURES_PER_IP".into(), "many".into())])
                 .unwrap_err();
         assert_eq!(error.name, "APP_LIMIT_LOGIN_FAILURES_PER_IP");
+    }
+
+    #[test]
+    fn queues_are_checked_when_read() {
+        let settings = MatchSettings::from_vars([]).unwrap();
+        assert_eq!(settings.queues.len(), 6);
+        let settings =
+            MatchSettings::from_vars([("APP_QUEUES".into(), "kalah:1+0, oware:5+3".into())])
+                .unwrap();
+        assert_eq!(settings.queues, ["kalah:1+0", "oware:5+3"]);
+        let error =
+            MatchSettings::from_vars([("APP_QUEUES".into(), "chess:3+2".into())]).unwrap_err();
+        assert_eq!(error.name, "APP_QUEUES");
     }
 }

@@ -21,10 +21,7 @@ fn now(deps: &QueueDeps) -> f64 {
 }
 
 fn url(deps: &QueueDeps, code: &str) -> String {
-    format!(
-        "{}/invite/{code}",
-        deps.settings.public_url.trim_end_matches('/')
-    )
+    format!("{}/invite/{code}", deps.settings.public_url())
 }
 
 /// Invite a friend.

@@ -17,3 +17,11 @@ pub mod ratings;
 
 pub use app::{Application, Matchmaking};
 pub use config::{AccountSettings, MatchSettings};
+
+/// Every setting the `matchmaking` binary reads.
+pub fn declaration() -> mancala_platform::cli::Declaration {
+    mancala_platform::cli::Declaration::new("matchmaking", "Mancala Arena's matchmaking service")
+        .with::<mancala_platform::Settings>()
+        .with::<AccountSettings>()
+        .with::<MatchSettings>()
+}

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use mancala_platform::socket::{Inbound, Socket, SocketLimits};
+use mancala_platform::socket::{Inbound, Socket};
 use mancala_platform::sockets::{self, SocketSlot};
 use mancala_platform::{ApiError, Authenticator, Redis};
 use mancala_proto::ErrorCode;
@@ -70,7 +70,7 @@ pub async fn lobby(
     deps: web::Data<QueueDeps>,
     authenticator: web::Data<Authenticator>,
 ) -> Result<HttpResponse, ApiError> {
-    if !mancala_platform::http::origin_allowed(&request, &deps.settings.allowed_origins) {
+    if !mancala_platform::http::origin_allowed(&request, &deps.settings.sockets.allowed_origins) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,
             "this page's origin may not open the lobby",
@@ -79,14 +79,7 @@ pub async fn lobby(
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let deps = deps.get_ref().clone();
-    let limits = SocketLimits {
-        max_frame_bytes: MAX_FRAME,
-        auth_timeout: deps.settings.auth_timeout,
-        ping_every: deps.settings.ping_every,
-        silence: deps.settings.client_timeout,
-        message_burst: BURST,
-        messages_per_second: PER_SECOND,
-    };
+    let limits = deps.settings.sockets.limits(MAX_FRAME, BURST, PER_SECOND);
     let socket = Socket::new(session, stream, limits, deps.clock.clone());
     let authenticator = authenticator.get_ref().clone();
     actix_web::rt::spawn(async move {
@@ -135,7 +128,7 @@ impl Lobby {
     }
 
     async fn run(&mut self, authenticator: Authenticator) {
-        let mut tick = tokio::time::interval(self.deps.settings.tick);
+        let mut tick = tokio::time::interval(self.deps.settings.lobby_tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut subscription = None;
         let mut last_stats = 0u64;
@@ -175,7 +168,7 @@ impl Lobby {
                     match (self.player, message) {
                         (None, LobbyClientMessage::Auth { token }) => match authenticator.player(&token) {
                             Ok(player) => {
-                                let limit = self.deps.settings.player_limits.sockets;
+                                let limit = self.deps.settings.sockets.sockets_per_player;
                                 let now = self.deps.clock.now_millis();
                                 let Some(slot) = sockets::claim(&self.deps.redis, &player.to_string(), limit, now).await else {
                                     self.error(ErrorCode::RateLimited, "too many sockets open for this player").await;

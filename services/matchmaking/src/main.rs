@@ -1,34 +1,29 @@
-//! `matchmaking`: the accounts (and later queue) service on its own port.
+//! `matchmaking`: accounts, queues, invites and the lobby, on its own port.
 
 use mancala_matchmaking::{AccountSettings, Application, MatchSettings};
+use mancala_platform::cli::Parsed;
 use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, Settings};
+use mancala_platform::{Clock, ConfigError, Settings};
+
+type Read = (Parsed, Settings, AccountSettings, MatchSettings);
+
+fn settings() -> Result<Read, ConfigError> {
+    let parsed = mancala_matchmaking::declaration().parse_process()?;
+    let (shared, accounts, matching) = (parsed.get()?, parsed.get()?, parsed.get()?);
+    Ok((parsed, shared, accounts, matching))
+}
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    let vars = mancala_platform::cli::environment("Mancala Arena's matchmaking service");
-    let settings = match Settings::from_vars(vars.clone()) {
+    let (parsed, settings, account_settings, match_settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("matchmaking: {error}");
             return std::process::ExitCode::from(2);
         }
     };
-    init_logging(settings.log_format);
-    let account_settings = match AccountSettings::from_vars(vars.clone()) {
-        Ok(settings) => settings,
-        Err(error) => {
-            tracing::error!(%error, "bad settings");
-            return std::process::ExitCode::from(2);
-        }
-    };
-    let match_settings = match MatchSettings::from_vars(vars) {
-        Ok(settings) => settings,
-        Err(error) => {
-            tracing::error!(%error, "bad settings");
-            return std::process::ExitCode::from(2);
-        }
-    };
+    init_logging(settings.log_format, &settings.log_filter);
+    parsed.warn_unknown();
     let built = Application::build(settings, account_settings, match_settings, Clock::system());
     let application = match built.await {
         Ok(application) => application,

@@ -66,7 +66,8 @@ impl RatingService {
                 }
             }
         });
-        self.rater.spawn_workers(self.rater.settings.workers);
+        self.rater
+            .spawn_workers(usize::from(self.rater.settings.workers));
     }
 
     pub fn configure(&self, config: &mut web::ServiceConfig) {

@@ -1,67 +1,64 @@
-//! The rating service's own settings.
+//! The rating service's own settings, declared (see
+//! `mancala_platform::cli`).
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use mancala_platform::ConfigError;
+use mancala_platform::config::positive_millis;
 
 use crate::glicko::RatingRules;
 
 /// Who makes a leaderboard.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, clap::Args)]
 pub struct Eligibility {
-    /// `APP_LEADERBOARD_MAX_RD`: at most this RD, as of now.
+    /// At most this rating deviation, as of now.
+    #[arg(env = "APP_LEADERBOARD_MAX_RD", default_value_t = 80.0)]
     pub max_rd: f64,
-    /// `APP_LEADERBOARD_MIN_GAMES`: at least this many rated games.
+    /// At least this many rated games.
+    #[arg(env = "APP_LEADERBOARD_MIN_GAMES", default_value_t = 10)]
     pub min_games: u32,
-    /// `APP_LEADERBOARD_ACTIVE_DAYS`: a rated game within this many days.
+    /// A rated game within this many days.
+    #[arg(env = "APP_LEADERBOARD_ACTIVE_DAYS", default_value_t = 30.0)]
     pub active_days: f64,
 }
 
 /// Everything the rating service is configured with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct RatingSettings {
+    #[command(flatten)]
     pub rules: RatingRules,
+    #[command(flatten)]
     pub eligibility: Eligibility,
-    /// `APP_RATING_WORKERS`: outbox workers in this process.
-    pub workers: usize,
-    /// `APP_RATING_POLL_MS`: the safety-net poll when no notice comes.
+    /// Outbox workers in this process.
+    #[arg(env = "APP_RATING_WORKERS", default_value_t = 2,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
+    /// The safety-net poll of the outbox when no notice comes, in
+    /// milliseconds.
+    #[arg(env = "APP_RATING_POLL_MS", default_value = "1000", value_parser = positive_millis)]
     pub poll: Duration,
 }
 
 impl RatingSettings {
-    pub fn from_env() -> Result<RatingSettings, ConfigError> {
-        RatingSettings::from_vars(std::env::vars())
-    }
-
+    /// Reads the settings from name-value pairs (tests, `arena`'s own).
     pub fn from_vars(
         vars: impl IntoIterator<Item = (String, String)>,
     ) -> Result<RatingSettings, ConfigError> {
-        let vars: HashMap<String, String> = vars.into_iter().collect();
-        let number = |name: &'static str, default: f64| -> Result<f64, ConfigError> {
-            vars.get(name).map_or(Ok(default), |text| {
-                text.trim().parse().map_err(|_| ConfigError {
-                    name,
-                    reason: format!("expected a number, got {text:?}"),
-                })
-            })
-        };
-        let defaults = RatingRules::default();
-        Ok(RatingSettings {
-            rules: RatingRules {
-                initial_rating: number("APP_GLICKO_RATING", defaults.initial_rating)?,
-                initial_rd: number("APP_GLICKO_RD", defaults.initial_rd)?,
-                initial_volatility: number("APP_GLICKO_VOLATILITY", defaults.initial_volatility)?,
-                tau: number("APP_GLICKO_TAU", defaults.tau)?,
-                ..defaults
-            },
-            eligibility: Eligibility {
-                max_rd: number("APP_LEADERBOARD_MAX_RD", 80.0)?,
-                min_games: number("APP_LEADERBOARD_MIN_GAMES", 10.0)? as u32,
-                active_days: number("APP_LEADERBOARD_ACTIVE_DAYS", 30.0)?,
-            },
-            workers: number("APP_RATING_WORKERS", 2.0)?.max(1.0) as usize,
-            poll: Duration::from_millis(number("APP_RATING_POLL_MS", 1000.0)?.max(1.0) as u64),
-        })
+        mancala_platform::cli::from_vars(vars)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_lichess_and_workers_are_whole() {
+        let settings = RatingSettings::from_vars([]).unwrap();
+        assert_eq!(settings.rules, RatingRules::default());
+        assert_eq!(settings.workers, 2);
+        let error =
+            RatingSettings::from_vars([("APP_RATING_WORKERS".into(), "2.7".into())]).unwrap_err();
+        assert_eq!(error.name, "APP_RATING_WORKERS");
     }
 }

@@ -8,33 +8,48 @@
 /// The Glicko-2 scale factor (Glickman).
 const SCALE: f64 = 173.7178;
 
-/// Everything configurable about ratings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Everything about ratings; the first four are settings.
+#[derive(Clone, Copy, Debug, PartialEq, clap::Args)]
 pub struct RatingRules {
+    /// A new player's rating.
+    #[arg(env = "APP_GLICKO_RATING", default_value_t = LICHESS.initial_rating)]
     pub initial_rating: f64,
+    /// A new player's rating deviation.
+    #[arg(env = "APP_GLICKO_RD", default_value_t = LICHESS.initial_rd)]
     pub initial_rd: f64,
+    /// A new player's volatility.
+    #[arg(env = "APP_GLICKO_VOLATILITY", default_value_t = LICHESS.initial_volatility)]
     pub initial_volatility: f64,
+    /// Glicko-2's τ: how fast volatility may change.
+    #[arg(env = "APP_GLICKO_TAU", default_value_t = LICHESS.tau)]
     pub tau: f64,
     /// Rating periods per day of inactivity (lichess: 0.21436).
+    #[arg(skip = LICHESS.periods_per_day)]
     pub periods_per_day: f64,
+    #[arg(skip = LICHESS.min_rd)]
     pub min_rd: f64,
+    #[arg(skip = LICHESS.max_rd)]
     pub max_rd: f64,
     /// A rating is provisional while its RD is at least this.
+    #[arg(skip = LICHESS.provisional_rd)]
     pub provisional_rd: f64,
 }
 
+/// Lichess's values.
+const LICHESS: RatingRules = RatingRules {
+    initial_rating: 1500.0,
+    initial_rd: 500.0,
+    initial_volatility: 0.09,
+    tau: 0.75,
+    periods_per_day: 0.21436,
+    min_rd: 45.0,
+    max_rd: 500.0,
+    provisional_rd: 110.0,
+};
+
 impl Default for RatingRules {
     fn default() -> RatingRules {
-        RatingRules {
-            initial_rating: 1500.0,
-            initial_rd: 500.0,
-            initial_volatility: 0.09,
-            tau: 0.75,
-            periods_per_day: 0.21436,
-            min_rd: 45.0,
-            max_rd: 500.0,
-            provisional_rd: 110.0,
-        }
+        LICHESS
     }
 }
 

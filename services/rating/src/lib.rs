@@ -12,3 +12,10 @@ pub mod worker;
 
 pub use app::{Application, RatingService};
 pub use config::RatingSettings;
+
+/// Every setting the `rating` binary reads.
+pub fn declaration() -> mancala_platform::cli::Declaration {
+    mancala_platform::cli::Declaration::new("rating", "Mancala Arena's rating service")
+        .with::<mancala_platform::Settings>()
+        .with::<RatingSettings>()
+}

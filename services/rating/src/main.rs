@@ -2,28 +2,28 @@
 
 use std::process::ExitCode;
 
+use mancala_platform::cli::Parsed;
 use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, Settings};
+use mancala_platform::{Clock, ConfigError, Settings};
 use mancala_rating::{Application, RatingSettings};
+
+fn settings() -> Result<(Parsed, Settings, RatingSettings), ConfigError> {
+    let parsed = mancala_rating::declaration().parse_process()?;
+    let (shared, own) = (parsed.get()?, parsed.get()?);
+    Ok((parsed, shared, own))
+}
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    let vars = mancala_platform::cli::environment("Mancala Arena's rating service");
-    let settings = match Settings::from_vars(vars.clone()) {
+    let (parsed, settings, rating_settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {
             eprintln!("rating: {error}");
             return ExitCode::from(2);
         }
     };
-    init_logging(settings.log_format);
-    let rating_settings = match RatingSettings::from_vars(vars) {
-        Ok(settings) => settings,
-        Err(error) => {
-            tracing::error!(%error, "bad settings");
-            return ExitCode::from(2);
-        }
-    };
+    init_logging(settings.log_format, &settings.log_filter);
+    parsed.warn_unknown();
     let application = match Application::build(settings, rating_settings, Clock::system()).await {
         Ok(application) => application,
         Err(error) => {

@@ -172,7 +172,7 @@ impl HostedGames {
                 let lease = Lease::acquire(
                     &self.deps.redis,
                     game,
-                    &settings.instance,
+                    settings.instance.id(),
                     settings.lease.as_millis() as u64,
                 )
                 .await?;
@@ -259,7 +259,7 @@ impl HostedGames {
         let mut connection = self.deps.redis.connection();
         let advertised: Result<(), _> = redis::cmd("HSET")
             .arg(self.deps.redis.key(mancala_proto::bus::names::INSTANCES))
-            .arg(&self.deps.settings.instance)
+            .arg(self.deps.settings.instance.id())
             .arg(url)
             .query_async(&mut connection)
             .await;

@@ -176,7 +176,7 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
         }
     };
     let deps = hosted.deps();
-    let limit = deps.settings.sockets_per_player;
+    let limit = deps.settings.sockets.sockets_per_player;
     let Some(mut slot) = sockets::claim(
         &deps.redis,
         &player.to_string(),

@@ -27,17 +27,14 @@ pub fn open(
 }
 
 fn limits(settings: &GameRoomSettings) -> SocketLimits {
-    SocketLimits {
-        max_frame_bytes: settings.max_frame_bytes,
-        auth_timeout: settings.auth_timeout,
-        ping_every: settings.ping_every,
-        silence: settings.client_timeout,
-        message_burst: settings.message_burst,
-        messages_per_second: settings.messages_per_second,
-    }
+    settings.sockets.limits(
+        settings.max_frame_bytes,
+        settings.message_rate.burst,
+        settings.message_rate.per_second,
+    )
 }
 
 /// Whether a browser on `Origin` may open a socket (see the platform's).
 pub fn origin_allowed(request: &HttpRequest, settings: &GameRoomSettings) -> bool {
-    mancala_platform::http::origin_allowed(request, &settings.allowed_origins)
+    mancala_platform::http::origin_allowed(request, &settings.sockets.allowed_origins)
 }

@@ -59,7 +59,7 @@ async fn run(deps: QueueDeps, queue: QueueSpec) {
         token = match store::lead(
             &deps.redis,
             &queue.name,
-            &deps.settings.instance,
+            deps.settings.instance.id(),
             token,
             lease_ms,
         )

@@ -90,8 +90,8 @@ impl TestApp {
     /// Matchmaking with game-room beside it (sharing stores, keys and the
     /// service token), and `extra` settings for matchmaking.
     pub(crate) async fn spawn_full(limits: AccountSettings, extra: &[(&str, &str)]) -> TestApp {
-        if std::env::var_os("RUST_LOG").is_some() {
-            mancala_platform::telemetry::init_logging(mancala_platform::LogFormat::Pretty);
+        if let Ok(filter) = std::env::var("RUST_LOG") {
+            mancala_platform::telemetry::init_logging(mancala_platform::LogFormat::Pretty, &filter);
         }
         let stores = TestStores::new().await.unwrap();
         let seed = random_seed();
