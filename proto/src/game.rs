@@ -134,6 +134,11 @@ pub enum ServerMessage {
 
 /// Whether a game is being played.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "text", rename_all = "snake_case")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum GameStatus {
     Live,
@@ -255,26 +260,16 @@ pub struct GameState {
 
 /// Why a game that was asked for as rated was made casual.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "text", rename_all = "snake_case")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CasualReason {
     /// The two players have already played their rated games together in
     /// the last 24 hours: further games between them count for nothing.
     PairLimit,
-}
-
-impl CasualReason {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            CasualReason::PairLimit => "pair_limit",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<CasualReason> {
-        match text {
-            "pair_limit" => Some(CasualReason::PairLimit),
-            _ => None,
-        }
-    }
 }
 
 /// A durable move, broadcast to everyone in the game.
@@ -312,6 +307,11 @@ pub struct Undone {
 
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "text", rename_all = "snake_case")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EndReason {
     /// Kalah: a side ran out of stones.
@@ -356,6 +356,11 @@ impl From<mancala_rules::EndReason> for EndReason {
 
 /// Who won.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "text", rename_all = "snake_case")
+)]
 #[serde(rename_all = "snake_case")]
 pub enum GameResult {
     /// Seat 0 won.
@@ -368,15 +373,6 @@ pub enum GameResult {
 }
 
 impl GameResult {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            GameResult::P0 => "p0",
-            GameResult::P1 => "p1",
-            GameResult::Draw => "draw",
-            GameResult::Aborted => "aborted",
-        }
-    }
-
     /// The seat that won, if any.
     pub const fn winner(self) -> Option<u8> {
         match self {

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use time::OffsetDateTime;
+
 /// Wall-clock time in milliseconds since the Unix epoch: real, or moved by
 /// hand in tests. Cheap to clone; clones of a manual clock share its time.
 #[derive(Clone, Debug)]
@@ -45,6 +47,11 @@ impl Clock {
         self.now_millis() / 1000
     }
 
+    /// Now, as a time Postgres stores (`timestamptz`).
+    pub fn now_utc(&self) -> OffsetDateTime {
+        timestamp(self.now_millis())
+    }
+
     /// Moves a manual clock forward; the system clock cannot be moved, so
     /// this does nothing to it.
     pub fn advance(&self, millis: u64) {
@@ -52,6 +59,18 @@ impl Clock {
             now.fetch_add(millis, Ordering::SeqCst);
         }
     }
+}
+
+/// A time of the clock (ms since the Unix epoch) as a `timestamptz`.
+pub fn timestamp(millis: u64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+/// A stored time as the clock counts it (ms since the Unix epoch; 0 for
+/// a time before it).
+pub fn millis_of(at: OffsetDateTime) -> u64 {
+    u64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -70,5 +89,8 @@ mod tests {
     #[test]
     fn the_system_clock_is_after_2020() {
         assert!(Clock::system().now_secs() > 1_577_836_800);
+        let clock = Clock::manual(1_764_547_200_123);
+        assert_eq!(millis_of(clock.now_utc()), 1_764_547_200_123);
+        assert_eq!(clock.now_utc().year(), 2025);
     }
 }

@@ -13,6 +13,7 @@ use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
 use mancala_rules::Variant;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
@@ -73,8 +74,8 @@ fn check_internal(request: &HttpRequest, token: &InternalToken) -> Result<(), Ap
     Ok(())
 }
 
-fn now(hosted: &HostedGames) -> f64 {
-    hosted.deps().clock.now_millis() as f64 / 1000.0
+fn now(hosted: &HostedGames) -> OffsetDateTime {
+    hosted.deps().clock.now_utc()
 }
 
 fn invalid(message: impl Into<String>) -> ApiError {
@@ -170,7 +171,7 @@ pub(crate) async fn create_game(
         return Ok(HttpResponse::Created().json(created(
             id,
             existing.rated,
-            existing.casual_reason(),
+            existing.casual_reason,
         )));
     }
     let mut tx = postgres.begin().await?;
@@ -187,7 +188,7 @@ pub(crate) async fn create_game(
         casual_reason,
     };
     if let Some(room) = room {
-        let life = hosted.deps().settings.room_life.as_secs_f64();
+        let life = hosted.deps().settings.room_life;
         store::insert_room(&mut tx, room, now, now + life).await?;
     }
     store::insert_game(&mut tx, &game, now).await?;
@@ -204,11 +205,6 @@ fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> Create
         rated,
         casual_reason,
     }
-}
-
-fn corrupt(error: store::CorruptRow) -> ApiError {
-    tracing::error!(%error, "corrupt game row");
-    ApiError::internal()
 }
 
 /// A game's full record.
@@ -235,15 +231,15 @@ pub(crate) async fn game_record(
     let moves = store::moves(postgres, id).await?;
     Ok(web::Json(GameRecord {
         id,
-        variant: row.variant().map_err(corrupt)?,
+        variant: row.variant(),
         rated: row.rated,
         time_control: row.time_control(),
         room: row.room_id,
-        status: row.status(),
+        status: row.status,
         seats: row.seats(),
         moves: moves.iter().map(|stored| stored.played).collect(),
-        result: row.result().map_err(corrupt)?,
-        reason: row.reason().map_err(corrupt)?,
+        result: row.result,
+        reason: row.reason,
         score: row.score(),
         created_at: row.created_at.clone(),
         ended_at: row.ended_at.clone(),
@@ -330,11 +326,7 @@ pub(crate) async fn player_games(
     let next = (rows.len() as i64 == limit)
         .then(|| rows.last().map(store::GameRow::cursor))
         .flatten();
-    let games = rows
-        .iter()
-        .map(store::GameRow::summary)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(corrupt)?;
+    let games = rows.iter().map(store::GameRow::summary).collect();
     Ok(web::Json(GamePage { games, next }))
 }
 
@@ -355,11 +347,7 @@ pub(crate) async fn live_games(
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;
     let rows = store::live(&hosted.deps().postgres, variant, limit(query.limit)?).await?;
-    let games = rows
-        .iter()
-        .map(store::GameRow::summary)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(corrupt)?;
+    let games = rows.iter().map(store::GameRow::summary).collect();
     Ok(web::Json(GamePage { games, next: None }))
 }
 
@@ -377,7 +365,7 @@ pub(crate) async fn featured_games(
     for variant in VariantName::ALL {
         let rows = store::live(&hosted.deps().postgres, Some(variant.as_str()), 1).await?;
         if let Some(row) = rows.first() {
-            featured.push(row.summary().map_err(corrupt)?);
+            featured.push(row.summary());
         }
     }
     Ok(web::Json(featured))

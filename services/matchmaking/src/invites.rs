@@ -1,6 +1,8 @@
 //! Friend invites: a one-time random code behind a URL. Accepting creates
 //! the friend room and its first game: the creator moves first.
 
+use std::time::Duration;
+
 use actix_web::{HttpResponse, web};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -9,15 +11,16 @@ use mancala_proto::game::{CreateGame, SeatRequest, TimeControl};
 use mancala_proto::lobby::{Invite, InviteCreator, InviteRequest, NewGameAnswer};
 use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
 use mancala_rules::Variant;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::queue::pairer::QueueDeps;
 
 /// How long an invite waits for its friend.
-const INVITE_LIFE_SECS: f64 = 24.0 * 3600.0;
+const INVITE_LIFE: Duration = Duration::from_secs(24 * 3600);
 
-fn now(deps: &QueueDeps) -> f64 {
-    deps.clock.now_millis() as f64 / 1000.0
+fn now(deps: &QueueDeps) -> OffsetDateTime {
+    deps.clock.now_utc()
 }
 
 fn url(deps: &QueueDeps, code: &str) -> String {
@@ -64,7 +67,7 @@ pub(crate) async fn create(
     sqlx::query!(
         "INSERT INTO invites (code, creator, variant, clock_initial_secs, clock_increment_secs, rated,
                               created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), to_timestamp($8))",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         code,
         caller.player_id,
         spec,
@@ -72,7 +75,7 @@ pub(crate) async fn create(
         body.time_control.map(|tc| tc.increment_secs as i32),
         body.rated,
         now,
-        now + INVITE_LIFE_SECS,
+        now + INVITE_LIFE,
     )
     .execute(&deps.postgres)
     .await?;
@@ -98,7 +101,7 @@ async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
         r#"SELECT i.code, i.creator, p.display_name, i.variant, i.clock_initial_secs,
                   i.clock_increment_secs, i.rated, i.game_id,
                   to_char(i.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "expires_at!",
-                  i.expires_at <= to_timestamp($2) AS "expired!"
+                  i.expires_at <= $2 AS "expired!"
            FROM invites i JOIN players p ON p.id = i.creator
            WHERE i.code = $1"#,
         code,
@@ -203,7 +206,7 @@ pub(crate) async fn accept(
     // Claim the code first, atomically: one acceptance only.
     let claimed = sqlx::query!(
         "UPDATE invites SET accepted_by = $2
-         WHERE code = $1 AND accepted_by IS NULL AND expires_at > to_timestamp($3)",
+         WHERE code = $1 AND accepted_by IS NULL AND expires_at > $3",
         invite.code,
         caller.player_id,
         now(&deps),

@@ -12,7 +12,7 @@ use crate::queue::pairer::QueueDeps;
 
 /// A casual game with no move for this long no longer counts as going: a
 /// tab closed mid-game does not hold its player's place.
-const ACTIVE_SECS: f64 = 600.0;
+const ACTIVE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The answer when a count (not a rate) is full: retry once a game ends.
 const FULL_RETRY_SECS: u64 = 60;
@@ -43,13 +43,13 @@ async fn count_made(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
 /// Before a game against the AI or on one device.
 pub async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.active_casual_games;
-    let since = deps.clock.now_millis() as f64 / 1000.0 - ACTIVE_SECS;
+    let since = deps.clock.now_utc() - ACTIVE;
     let going = sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM games
            WHERE status = 'live' AND room_id IS NULL
              AND (seat0_player = $1 OR seat1_player = $1)
              AND (seat0_ai IS NOT NULL OR seat1_ai IS NOT NULL OR seat0_player = seat1_player)
-             AND COALESCE(turn_started_at, created_at) > to_timestamp($2)"#,
+             AND COALESCE(turn_started_at, created_at) > $2"#,
         player,
         since,
     )
@@ -66,10 +66,10 @@ pub async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiEr
 /// Before an invite.
 pub async fn new_invite(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.open_invites;
-    let now = deps.clock.now_millis() as f64 / 1000.0;
+    let now = deps.clock.now_utc();
     let waiting = sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM invites
-           WHERE creator = $1 AND accepted_by IS NULL AND expires_at > to_timestamp($2)"#,
+           WHERE creator = $1 AND accepted_by IS NULL AND expires_at > $2"#,
         player,
         now,
     )

@@ -5,6 +5,11 @@
 //! the RD inside the game (φ* = √(φ² + σ'²)), which lichess does not, so
 //! that one step is written here.
 
+/// Days from `last` to `now`: the inactivity that grows a rating's RD.
+pub fn days_between(last: time::OffsetDateTime, now: time::OffsetDateTime) -> f64 {
+    (now - last).as_seconds_f64() / 86_400.0
+}
+
 /// The Glicko-2 scale factor (Glickman).
 const SCALE: f64 = 173.7178;
 

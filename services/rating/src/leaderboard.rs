@@ -58,10 +58,10 @@ async fn standings(
     variant: &str,
     player: Option<Uuid>,
 ) -> Result<Vec<(Uuid, Standing)>, sqlx::Error> {
-    let now = rater.clock.now_millis() as f64 / 1000.0;
+    let now = rater.clock.now_utc();
     let rows = sqlx::query!(
         r#"SELECT r.player_id, r.rating, r.rd, r.volatility, r.games,
-                  extract(epoch FROM r.last_rated_at)::float8 AS last_rated,
+                  r.last_rated_at AS last_rated,
                   EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = r.player_id) AS "registered!"
            FROM ratings r
            WHERE r.variant = $1 AND ($2::uuid IS NULL OR r.player_id = $2)"#,
@@ -83,7 +83,7 @@ async fn standings(
                 games: row.games.max(0) as u32,
                 idle_days: row
                     .last_rated
-                    .map_or(f64::INFINITY, |last| (now - last) / 86_400.0),
+                    .map_or(f64::INFINITY, |last| crate::glicko::days_between(last, now)),
             };
             (row.player_id, standing)
         })

@@ -142,10 +142,10 @@ pub(crate) async fn profile(
     .fetch_optional(&rater.postgres)
     .await?
     .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such player"))?;
-    let now = rater.clock.now_millis() as f64 / 1000.0;
+    let now = rater.clock.now_utc();
     let rows = sqlx::query!(
         r#"SELECT r.variant, r.rating, r.rd, r.volatility, r.games,
-                  extract(epoch FROM r.last_rated_at)::float8 AS last_rated,
+                  r.last_rated_at AS last_rated,
                   count(h.*) FILTER (WHERE h.result = 'win') AS "wins!",
                   count(h.*) FILTER (WHERE h.result = 'draw') AS "draws!",
                   count(h.*) FILTER (WHERE h.result = 'loss') AS "losses!"
@@ -168,7 +168,7 @@ pub(crate) async fn profile(
                 volatility: row.volatility,
             };
             let rd = row.last_rated.map_or(row.rd, |last| {
-                rules.rd_after(stored, (now - last) / 86_400.0)
+                rules.rd_after(stored, crate::glicko::days_between(last, now))
             });
             VariantRating {
                 variant: row.variant,

@@ -11,9 +11,10 @@ use std::sync::Arc;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{Clock, Redis};
 use mancala_proto::bus::{GameBus, names};
-use mancala_proto::game::ServerMessage;
+use mancala_proto::game::{GameResult, ServerMessage};
 use mancala_proto::rating::RatingDelta;
 use sqlx::{PgConnection, PgPool};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::config::RatingSettings;
@@ -53,7 +54,7 @@ pub enum Outcome {
 struct Stored {
     rating: Rating,
     games: i32,
-    last_rated: Option<f64>,
+    last_rated: Option<OffsetDateTime>,
 }
 
 async fn load(
@@ -81,7 +82,7 @@ async fn load(
     .await?;
     let row = sqlx::query!(
         r#"SELECT rating, rd, volatility, games,
-                  extract(epoch FROM last_rated_at)::float8 AS last_rated
+                  last_rated_at AS last_rated
            FROM ratings WHERE player_id = $1 AND variant = $2 FOR UPDATE"#,
         player,
         variant,
@@ -107,8 +108,8 @@ async fn load(
 }
 
 impl Rater {
-    fn now(&self) -> f64 {
-        self.clock.now_millis() as f64 / 1000.0
+    fn now(&self) -> OffsetDateTime {
+        self.clock.now_utc()
     }
 
     /// Applies the oldest pending rated game, if any.
@@ -125,17 +126,18 @@ impl Rater {
         };
         let now = self.now();
         let row = sqlx::query!(
-            r#"SELECT variant->>'variant' AS "variant!", seat0_player, seat1_player, result, rated
+            r#"SELECT variant->>'variant' AS "variant!", seat0_player, seat1_player,
+                      result AS "result: GameResult", rated
                FROM games WHERE id = $1"#,
             game,
         )
         .fetch_one(&mut *tx)
         .await?;
-        let score = match row.result.as_deref() {
-            Some("p0") => Some(Score::Win),
-            Some("p1") => Some(Score::Loss),
-            Some("draw") => Some(Score::Draw),
-            _ => None,
+        let score = match row.result {
+            Some(GameResult::P0) => Some(Score::Win),
+            Some(GameResult::P1) => Some(Score::Loss),
+            Some(GameResult::Draw) => Some(Score::Draw),
+            Some(GameResult::Aborted) | None => None,
         };
         let (Some(first), Some(second), Some(score), true) =
             (row.seat0_player, row.seat1_player, score, row.rated)
@@ -157,7 +159,7 @@ impl Rater {
         let rules = &self.settings.rules;
         let as_of_now = |stored: &Stored| Rating {
             rd: stored.last_rated.map_or(stored.rating.rd, |last| {
-                rules.rd_after(stored.rating, (now - last) / 86_400.0)
+                rules.rd_after(stored.rating, crate::glicko::days_between(last, now))
             }),
             ..stored.rating
         };
@@ -174,9 +176,9 @@ impl Rater {
         ] {
             sqlx::query!(
                 "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games, last_rated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
                  ON CONFLICT (player_id, variant) DO UPDATE
-                 SET rating = $3, rd = $4, volatility = $5, games = $6, last_rated_at = to_timestamp($7)",
+                 SET rating = $3, rd = $4, volatility = $5, games = $6, last_rated_at = $7",
                 player,
                 variant,
                 after.rating,
@@ -190,7 +192,7 @@ impl Rater {
             sqlx::query!(
                 "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
                                              rating_after, rd_after, volatility_after, rated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, to_timestamp($9))",
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 game,
                 player,
                 variant,
@@ -275,9 +277,13 @@ impl Rater {
     }
 }
 
-async fn mark_done(connection: &mut PgConnection, game: Uuid, now: f64) -> Result<(), sqlx::Error> {
+async fn mark_done(
+    connection: &mut PgConnection,
+    game: Uuid,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE rating_outbox SET processed_at = to_timestamp($2) WHERE game_id = $1",
+        "UPDATE rating_outbox SET processed_at = $2 WHERE game_id = $1",
         game,
         now,
     )

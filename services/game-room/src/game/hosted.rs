@@ -2,6 +2,7 @@
 //! at a time, under a Redis lease the host renews; the first instance asked
 //! for a game that nobody hosts loads it from Postgres and takes the lease.
 
+use mancala_platform::clock::millis_of;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -224,7 +225,7 @@ impl HostedGames {
             Some(room) => crate::store::room_deadline(postgres, room)
                 .await
                 .map_err(LoadError::from)?
-                .map(|(expires, closed)| if closed { 0 } else { (expires * 1000.0) as u64 }),
+                .map(|(expires, closed)| if closed { 0 } else { millis_of(expires) }),
         };
         Ok(Some((live, epoch, room_closes)))
     }
@@ -276,9 +277,9 @@ impl HostedGames {
             let mut ticks = tokio::time::interval(deps.settings.room_sweep);
             loop {
                 ticks.tick().await;
-                let now = deps.clock.now_millis() as f64 / 1000.0;
-                let idle = deps.settings.room_idle.as_secs_f64();
-                match crate::store::close_expired_rooms(&deps.postgres, now, idle).await {
+                let now = deps.clock.now_utc();
+                let idle_before = now - deps.settings.room_idle;
+                match crate::store::close_expired_rooms(&deps.postgres, now, idle_before).await {
                     Ok(aborted) if !aborted.is_empty() => {
                         tracing::info!(games = aborted.len(), "closed expired rooms");
                     }
@@ -286,8 +287,8 @@ impl HostedGames {
                     Err(error) => tracing::warn!(%error, "sweeping rooms"),
                 }
                 // Well past the point a host would have aborted it itself.
-                let overdue = (deps.settings.first_move + 2 * deps.settings.lease).as_secs_f64();
-                match crate::store::abort_unstarted(&deps.postgres, now, overdue).await {
+                let turn_before = now - (deps.settings.first_move + 2 * deps.settings.lease);
+                match crate::store::abort_unstarted(&deps.postgres, now, turn_before).await {
                     Ok(aborted) if !aborted.is_empty() => {
                         tracing::info!(games = aborted.len(), "aborted games nobody started");
                     }

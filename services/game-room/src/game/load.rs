@@ -1,5 +1,6 @@
 //! Loading a stored game: its row and moves, replayed into a [`LiveGame`].
 
+use mancala_platform::clock::millis_of;
 use mancala_proto::game::GameStatus;
 use mancala_rules::Variant;
 use sqlx::PgPool;
@@ -24,8 +25,7 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
     };
     let moves = store::moves(postgres, id).await?;
     let corrupt = |error: &dyn std::fmt::Display| LoadError::Corrupt(error.to_string());
-    let spec = row.variant().map_err(|e| corrupt(&e))?;
-    let variant = Variant::try_from(spec).map_err(|e| corrupt(&e))?;
+    let variant = Variant::try_from(row.variant()).map_err(|e| corrupt(&e))?;
     let info = GameInfo {
         id,
         variant,
@@ -33,15 +33,14 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
         seats: row.seats(),
         time_control: row.time_control(),
         room: row.room_id,
-        created_ms: (row.created_micros / 1000).max(0) as u64,
+        created_ms: millis_of(row.created),
         against_ai: row.against_ai(),
-        casual_reason: row.casual_reason(),
+        casual_reason: row.casual_reason,
     };
-    let ending = match (row.status(), row.result().map_err(|e| corrupt(&e))?) {
-        (GameStatus::Over | GameStatus::Aborted, Some(result)) => row
-            .reason()
-            .map_err(|e| corrupt(&e))?
-            .map(|reason| (result, reason)),
+    let ending = match (row.status, row.result, row.reason) {
+        (GameStatus::Over | GameStatus::Aborted, Some(result), Some(reason)) => {
+            Some((result, reason))
+        }
         _ => None,
     };
     let stored = StoredEnd {
@@ -49,7 +48,7 @@ pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadE
         version: row.version.max(0) as u64,
         rematch: row.rematch_id,
         moved: row.moved(),
-        turn_started: row.turn_started_ms.map(|ms| ms.max(0) as u64),
+        turn_started: row.turn_started_at.map(millis_of),
     };
     LiveGame::replay(info, &moves, stored)
         .map(Some)

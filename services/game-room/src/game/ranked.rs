@@ -3,8 +3,11 @@
 //! is the rule between games: two players have at most a few rated games
 //! together in a day, so a pair cannot farm a rating from each other.
 
+use std::time::Duration;
+
 use mancala_proto::game::CasualReason;
 use sqlx::PgConnection;
+use time::OffsetDateTime;
 
 use crate::store::{self, NewSeat};
 
@@ -14,7 +17,7 @@ use crate::store::{self, NewSeat};
 pub const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
 
 /// The window the pair limit counts over.
-pub const RATED_PAIR_WINDOW_SECS: f64 = 24.0 * 3600.0;
+pub const RATED_PAIR_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
 /// Whether a game asked for as `rated` between these seats is made rated,
 /// and why not when it is not: beyond `limit` rated games between its two
@@ -24,7 +27,7 @@ pub async fn decide(
     rated: bool,
     seats: &[NewSeat; 2],
     limit: u32,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(bool, Option<CasualReason>), sqlx::Error> {
     let (Some(a), Some(b)) = (seats[0].player, seats[1].player) else {
         return Ok((false, None));
@@ -32,7 +35,7 @@ pub async fn decide(
     if !rated || a == b {
         return Ok((false, None));
     }
-    let since = now - RATED_PAIR_WINDOW_SECS;
+    let since = now - RATED_PAIR_WINDOW;
     let together = store::rated_games_between(connection, a, b, since).await?;
     if together >= i64::from(limit) {
         return Ok((false, Some(CasualReason::PairLimit)));

@@ -7,6 +7,7 @@
 use mancala_proto::VariantSpec;
 use mancala_proto::game::ServerMessage;
 use sqlx::PgPool;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::live::GameInfo;
@@ -33,7 +34,7 @@ pub fn started(next: Uuid) -> ServerMessage {
 pub async fn create(
     postgres: &PgPool,
     info: &GameInfo,
-    now: f64,
+    now: OffsetDateTime,
     pair_limit: u32,
 ) -> Result<Option<Uuid>, sqlx::Error> {
     if let Some(room) = info.room

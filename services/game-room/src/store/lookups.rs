@@ -9,11 +9,11 @@ pub async fn rated_games_between(
     connection: &mut PgConnection,
     a: Uuid,
     b: Uuid,
-    since: f64,
+    since: OffsetDateTime,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM games
-           WHERE rated AND status <> 'aborted' AND created_at >= to_timestamp($3)
+           WHERE rated AND status <> 'aborted' AND created_at >= $3
              AND ((seat0_player = $1 AND seat1_player = $2)
                   OR (seat0_player = $2 AND seat1_player = $1))"#,
         a,
@@ -84,8 +84,7 @@ pub async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Er
 /// A game's moves in order, with their clocks and times.
 pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
     let rows = sqlx::query!(
-        r#"SELECT ply, seat, pit, clock_ms,
-                  (extract(epoch FROM played_at) * 1000)::bigint AS "at_ms!"
+        r#"SELECT ply, seat, pit, clock_ms, played_at
            FROM game_moves WHERE game_id = $1 ORDER BY ply"#,
         id,
     )
@@ -100,7 +99,7 @@ pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Err
                 pit: row.pit as u8,
             },
             clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),
-            at_ms: row.at_ms.max(0) as u64,
+            at_ms: millis_of(row.played_at),
         })
         .collect())
 }

@@ -7,11 +7,11 @@ use super::*;
 pub async fn insert_room(
     connection: &mut PgConnection,
     id: Uuid,
-    now: f64,
-    expires_at: f64,
+    now: OffsetDateTime,
+    expires_at: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "INSERT INTO rooms (id, created_at, expires_at) VALUES ($1, to_timestamp($2), to_timestamp($3))",
+        "INSERT INTO rooms (id, created_at, expires_at) VALUES ($1, $2, $3)",
         id,
         now,
         expires_at,
@@ -25,10 +25,10 @@ pub async fn insert_room(
 pub async fn set_room_idle(
     pool: &PgPool,
     room: Uuid,
-    since: Option<f64>,
+    since: Option<OffsetDateTime>,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE rooms SET idle_since = to_timestamp($2) WHERE id = $1 AND closed_at IS NULL",
+        "UPDATE rooms SET idle_since = $2 WHERE id = $1 AND closed_at IS NULL",
         room,
         since,
     )
@@ -37,52 +37,50 @@ pub async fn set_room_idle(
     Ok(())
 }
 
-/// Closes rooms past their 24 hours or empty for `idle_secs`, aborting
+/// Closes rooms past their 24 hours or empty since `idle_before`, aborting
 /// their unfinished games; returns those games.
 pub async fn close_expired_rooms(
     pool: &PgPool,
-    now: f64,
-    idle_secs: f64,
+    now: OffsetDateTime,
+    idle_before: OffsetDateTime,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar!(
         r#"WITH closing AS (
-               UPDATE rooms SET closed_at = to_timestamp($1)
-               WHERE closed_at IS NULL
-                 AND (expires_at <= to_timestamp($1)
-                      OR idle_since <= to_timestamp($1) - $2 * interval '1 second')
+               UPDATE rooms SET closed_at = $1
+               WHERE closed_at IS NULL AND (expires_at <= $1 OR idle_since <= $2)
                RETURNING id
            )
            UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'room_closed',
-                              ended_at = to_timestamp($1), version = version + 1
+                              ended_at = $1, version = version + 1
            FROM closing c
            WHERE g.room_id = c.id AND g.status = 'live'
            RETURNING g.id"#,
         now,
-        idle_secs,
+        idle_before,
     )
     .fetch_all(pool)
     .await
 }
 
 /// Aborts games not yet played (a side has never moved) whose side to move
-/// is long past its first-move window: a hosted game aborts itself on
+/// began before `turn_before` (long past its first-move window): a hosted
+/// game aborts itself on
 /// time, but one that nobody hosts (an AI game whose tab closed at once, a
 /// ranked game both players left after one move) has no host to do it, and
 /// would sit in the live lists for ever.
 pub async fn abort_unstarted(
     pool: &PgPool,
-    now: f64,
-    overdue_secs: f64,
+    now: OffsetDateTime,
+    turn_before: OffsetDateTime,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar!(
         r#"UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
-                              ended_at = to_timestamp($1), version = version + 1
+                              ended_at = $1, version = version + 1
            WHERE g.status = 'live' AND g.moved <> 3
-             AND COALESCE(g.turn_started_at, g.created_at)
-                 <= to_timestamp($1) - $2 * interval '1 second'
+             AND COALESCE(g.turn_started_at, g.created_at) <= $2
            RETURNING g.id"#,
         now,
-        overdue_secs,
+        turn_before,
     )
     .fetch_all(pool)
     .await
@@ -94,10 +92,10 @@ pub async fn leave_room(
     pool: &PgPool,
     room: Uuid,
     player: Uuid,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let left = sqlx::query!(
-        "UPDATE rooms SET closed_at = to_timestamp($3), left_by = $2
+        "UPDATE rooms SET closed_at = $3, left_by = $2
          WHERE id = $1 AND closed_at IS NULL",
         room,
         player,
@@ -109,9 +107,12 @@ pub async fn leave_room(
 }
 
 /// When a room closes (at the latest), and whether it has.
-pub async fn room_deadline(pool: &PgPool, room: Uuid) -> Result<Option<(f64, bool)>, sqlx::Error> {
+pub async fn room_deadline(
+    pool: &PgPool,
+    room: Uuid,
+) -> Result<Option<(OffsetDateTime, bool)>, sqlx::Error> {
     let row = sqlx::query!(
-        r#"SELECT extract(epoch FROM expires_at)::float8 AS "expires!", closed_at IS NOT NULL AS "closed!"
+        r#"SELECT expires_at AS expires, closed_at IS NOT NULL AS "closed!"
            FROM rooms WHERE id = $1"#,
         room,
     )

@@ -30,7 +30,7 @@ pub struct NewGame {
 pub async fn insert_game(
     connection: &mut PgConnection,
     game: &NewGame,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     let [seat0, seat1] = &game.seats;
     let initial = game.time_control.map(|tc| tc.initial_secs as i32 * 1000);
@@ -39,7 +39,7 @@ pub async fn insert_game(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
                             seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
                             clock_initial_ms, clock_increment_ms, room_id, casual_reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, to_timestamp($12), $13, $14, $15,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
                  $16)",
         game.id,
         game.variant,
@@ -56,7 +56,7 @@ pub async fn insert_game(
         initial,
         increment,
         game.room,
-        game.casual_reason.map(CasualReason::as_str),
+        game.casual_reason as _,
     )
     .execute(connection)
     .await?;
@@ -88,12 +88,12 @@ pub async fn append_move(
     let written = sqlx::query!(
         "WITH advanced AS (
              UPDATE games SET plies = $2, version = $3, moved = moved | $9::smallint,
-                              turn_started_at = to_timestamp($8::float8 / 1000)
+                              turn_started_at = $8
              WHERE id = $1 AND epoch = $4 AND status = 'live' AND plies = $2 - 1
              RETURNING id
          )
          INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
-         SELECT id, $2, $5, $6, $7, to_timestamp($8::float8 / 1000) FROM advanced",
+         SELECT id, $2, $5, $6, $7, $8 FROM advanced",
         game,
         stored.played.ply as i32,
         version as i64,
@@ -101,19 +101,12 @@ pub async fn append_move(
         i16::from(stored.played.seat),
         i16::from(stored.played.pit),
         stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
-        stored.at_ms as f64,
+        timestamp(stored.at_ms),
         1i16 << (stored.played.seat % 2),
     )
     .execute(connection)
     .await?;
     Ok(written.rows_affected() == 1)
-}
-
-fn reason_text(reason: EndReason) -> String {
-    serde_json::to_value(reason)
-        .ok()
-        .and_then(|value| value.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// Ends a live game held under `epoch` with its result and, when rated,
@@ -124,23 +117,23 @@ pub async fn finish_game(
     game: Uuid,
     epoch: i64,
     over: &Over,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let status = if over.result == GameResult::Aborted {
-        "aborted"
+        GameStatus::Aborted
     } else {
-        "over"
+        GameStatus::Over
     };
     let rated = sqlx::query_scalar!(
         "UPDATE games SET status = $3, result = $4, reason = $5, score0 = $6, score1 = $7,
-                          ended_at = to_timestamp($8), version = $9
+                          ended_at = $8, version = $9
          WHERE id = $1 AND epoch = $2 AND status = 'live'
          RETURNING rated",
         game,
         epoch,
-        status,
-        over.result.as_str(),
-        reason_text(over.reason),
+        status as _,
+        over.result as _,
+        over.reason as _,
         i16::from(over.score[0]),
         i16::from(over.score[1]),
         now,
@@ -153,7 +146,7 @@ pub async fn finish_game(
     };
     if rated && over.result != GameResult::Aborted {
         sqlx::query!(
-            "INSERT INTO rating_outbox (game_id, created_at) VALUES ($1, to_timestamp($2))",
+            "INSERT INTO rating_outbox (game_id, created_at) VALUES ($1, $2)",
             game,
             now,
         )
@@ -163,7 +156,7 @@ pub async fn finish_game(
     Ok(true)
 }
 
-/// Takes moves back to `ply` at `now_ms` (the side to move starts its
+/// Takes moves back to `ply` at `now` (the side to move starts its
 /// turn then), in the caller's transaction.
 pub async fn undo(
     connection: &mut PgConnection,
@@ -171,16 +164,16 @@ pub async fn undo(
     epoch: i64,
     ply: u32,
     version: u64,
-    now_ms: u64,
+    now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let held = sqlx::query!(
-        "UPDATE games SET plies = $3, version = $4, turn_started_at = to_timestamp($5::float8 / 1000)
+        "UPDATE games SET plies = $3, version = $4, turn_started_at = $5
          WHERE id = $1 AND epoch = $2 AND status = 'live'",
         game,
         epoch,
         ply as i32,
         version as i64,
-        now_ms as f64,
+        now,
     )
     .execute(&mut *connection)
     .await?;

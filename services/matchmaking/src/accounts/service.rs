@@ -2,8 +2,10 @@
 //! token signer, the rate limits and the clock. Handlers only parse the
 //! request and call one method here.
 
+use mancala_platform::clock::timestamp;
 use std::sync::Arc;
 use std::time::Duration;
+use time::OffsetDateTime;
 
 use mancala_platform::jwt::TokenSigner;
 use mancala_platform::ratelimit::{self, Decision, Limit};
@@ -65,9 +67,11 @@ impl Accounts {
         &self.settings
     }
 
-    fn now(&self) -> (u64, f64) {
+    /// Now, in whole seconds (for rate limits and tokens) and as a stored
+    /// time.
+    fn now(&self) -> (u64, OffsetDateTime) {
         let millis = self.clock.now_millis();
-        (millis / 1000, millis as f64 / 1000.0)
+        (millis / 1000, timestamp(millis))
     }
 
     /// Counts an event against a limit and refuses it past the limit.
@@ -273,12 +277,7 @@ impl Accounts {
             .ok_or_else(invalid)?;
         let fresh = new_refresh_token()?;
         store::add_token(&mut tx, rotated.family, &fresh.digest(), now).await?;
-        store::extend_family(
-            &mut tx,
-            rotated.family,
-            now + self.refresh_ttl.as_secs_f64(),
-        )
-        .await?;
+        store::extend_family(&mut tx, rotated.family, now + self.refresh_ttl).await?;
         store::touch_player(&mut tx, player.id, now).await?;
         let session = self.session(player, fresh)?;
         tx.commit().await?;
@@ -324,7 +323,7 @@ impl Accounts {
     ) -> Result<Session, ApiError> {
         let (_, now) = self.now();
         let token = new_refresh_token()?;
-        let expires_at = now + self.refresh_ttl.as_secs_f64();
+        let expires_at = now + self.refresh_ttl;
         store::start_family(
             tx,
             Uuid::now_v7(),

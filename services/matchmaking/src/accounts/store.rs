@@ -1,8 +1,9 @@
 //! The accounts tables, one small function per statement. Times come from
-//! the service's injected clock as Unix seconds (`to_timestamp`), never
-//! from the database's `now()`, so that tests control expiry.
+//! the service's injected clock (bound as `timestamptz`), never from the
+//! database's `now()`, so that tests control expiry.
 
 use sqlx::{PgConnection, PgPool};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 /// Postgres's code for a unique violation.
@@ -37,11 +38,11 @@ pub async fn insert_player(
     connection: &mut PgConnection,
     id: Uuid,
     display_name: &str,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let inserted = sqlx::query!(
         "INSERT INTO players (id, display_name, created_at, last_seen_at)
-         VALUES ($1, $2, to_timestamp($3), to_timestamp($3))
+         VALUES ($1, $2, $3, $3)
          ON CONFLICT DO NOTHING",
         id,
         display_name,
@@ -80,11 +81,11 @@ pub async fn insert_credentials(
     player: Uuid,
     username: &str,
     password_hash: &str,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "INSERT INTO credentials (player_id, username, password_hash, created_at)
-         VALUES ($1, $2, $3, to_timestamp($4))",
+         VALUES ($1, $2, $3, $4)",
         player,
         username,
         password_hash,
@@ -152,10 +153,10 @@ pub async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, s
 pub async fn touch_player(
     connection: &mut PgConnection,
     player: Uuid,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE players SET last_seen_at = to_timestamp($2) WHERE id = $1",
+        "UPDATE players SET last_seen_at = $2 WHERE id = $1",
         player,
         now,
     )
@@ -170,12 +171,12 @@ pub async fn start_family(
     family: Uuid,
     player: Uuid,
     token_hash: &[u8],
-    now: f64,
-    expires_at: f64,
+    now: OffsetDateTime,
+    expires_at: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "INSERT INTO refresh_families (id, player_id, created_at, expires_at)
-         VALUES ($1, $2, to_timestamp($3), to_timestamp($4))",
+         VALUES ($1, $2, $3, $4)",
         family,
         player,
         now,
@@ -191,11 +192,11 @@ pub async fn add_token(
     connection: &mut PgConnection,
     family: Uuid,
     token_hash: &[u8],
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "INSERT INTO refresh_tokens (token_hash, family_id, issued_at)
-         VALUES ($1, $2, to_timestamp($3))",
+         VALUES ($1, $2, $3)",
         token_hash,
         family,
         now,
@@ -218,14 +219,14 @@ pub struct Rotated {
 pub async fn rotate_token(
     connection: &mut PgConnection,
     token_hash: &[u8],
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<Option<Rotated>, sqlx::Error> {
     let row = sqlx::query!(
-        "UPDATE refresh_tokens t SET rotated_at = to_timestamp($2)
+        "UPDATE refresh_tokens t SET rotated_at = $2
          FROM refresh_families f
          WHERE t.token_hash = $1 AND t.rotated_at IS NULL
            AND f.id = t.family_id AND f.revoked_at IS NULL
-           AND f.expires_at > to_timestamp($2)
+           AND f.expires_at > $2
          RETURNING f.id, f.player_id",
         token_hash,
         now,
@@ -251,13 +252,13 @@ pub struct TokenState {
 pub async fn token_state(
     connection: &mut PgConnection,
     token_hash: &[u8],
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<Option<TokenState>, sqlx::Error> {
     let row = sqlx::query!(
         r#"SELECT f.id,
                   t.rotated_at IS NOT NULL AS "rotated!",
                   f.revoked_at IS NOT NULL AS "revoked!",
-                  f.expires_at <= to_timestamp($2) AS "expired!"
+                  f.expires_at <= $2 AS "expired!"
            FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
            WHERE t.token_hash = $1"#,
         token_hash,
@@ -277,10 +278,10 @@ pub async fn token_state(
 pub async fn extend_family(
     connection: &mut PgConnection,
     family: Uuid,
-    expires_at: f64,
+    expires_at: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE refresh_families SET expires_at = to_timestamp($2) WHERE id = $1",
+        "UPDATE refresh_families SET expires_at = $2 WHERE id = $1",
         family,
         expires_at,
     )
@@ -293,10 +294,10 @@ pub async fn extend_family(
 pub async fn revoke_family(
     connection: &mut PgConnection,
     family: Uuid,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE refresh_families SET revoked_at = to_timestamp($2)
+        "UPDATE refresh_families SET revoked_at = $2
          WHERE id = $1 AND revoked_at IS NULL",
         family,
         now,
@@ -311,10 +312,10 @@ pub async fn revoke_family(
 pub async fn revoke_player_families(
     connection: &mut PgConnection,
     player: Uuid,
-    now: f64,
+    now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE refresh_families SET revoked_at = to_timestamp($2)
+        "UPDATE refresh_families SET revoked_at = $2
          WHERE player_id = $1 AND revoked_at IS NULL",
         player,
         now,
@@ -327,11 +328,11 @@ pub async fn revoke_player_families(
 /// Deletes families that expired or were revoked over a day ago, with
 /// their tokens; returns how many. A day's grace keeps reuse detection
 /// working for a token replayed just after its family ended.
-pub async fn purge_families(pool: &PgPool, now: f64) -> Result<u64, sqlx::Error> {
+pub async fn purge_families(pool: &PgPool, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
     let deleted = sqlx::query!(
         "DELETE FROM refresh_families
-         WHERE expires_at < to_timestamp($1) - interval '1 day'
-            OR revoked_at < to_timestamp($1) - interval '1 day'",
+         WHERE expires_at < $1::timestamptz - interval '1 day'
+            OR revoked_at < $1::timestamptz - interval '1 day'",
         now,
     )
     .execute(pool)

@@ -4,6 +4,7 @@
 //! and sent; a refusal changes nothing and is answered to the asker alone.
 
 use bytestring::ByteString;
+use mancala_platform::clock::timestamp;
 use mancala_platform::ratelimit;
 use mancala_platform::socket::error_text;
 use mancala_proto::ErrorCode;
@@ -249,7 +250,7 @@ impl Host {
                 }
             }
         }
-        let now = self.now() as f64 / 1000.0;
+        let now = timestamp(self.now());
         let limit = self.deps.settings.rated_pair_limit;
         match rematch::create(&self.deps.postgres, self.live.info(), now, limit).await {
             Ok(Some(next)) => {

@@ -4,6 +4,7 @@
 //! [`CommitError::Fenced`], and the host stops. A change is applied to the
 //! game and sent to anyone only after its commit.
 
+use mancala_platform::clock::timestamp;
 use mancala_proto::game::Over;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -37,10 +38,6 @@ pub(super) enum CommitError {
     /// Postgres failed; nothing was written, and the write may be retried.
     #[error(transparent)]
     Store(#[from] sqlx::Error),
-}
-
-fn seconds(ms: u64) -> f64 {
-    ms as f64 / 1000.0
 }
 
 impl Write<'_> {
@@ -107,7 +104,7 @@ async fn write_under_epoch(
     let mut tx = pool.begin().await?;
     let held = match write {
         Write::Move(planned) => {
-            let at = seconds(planned.stored.at_ms);
+            let at = timestamp(planned.stored.at_ms);
             store::append_move(&mut tx, game, epoch, planned.stored, planned.version).await?
                 && match &planned.ends {
                     Some(over) => store::finish_game(&mut tx, game, epoch, over, at).await?,
@@ -115,13 +112,13 @@ async fn write_under_epoch(
                 }
         }
         Write::End { over, at_ms } => {
-            store::finish_game(&mut tx, game, epoch, over, seconds(at_ms)).await?
+            store::finish_game(&mut tx, game, epoch, over, timestamp(at_ms)).await?
         }
         Write::Undo {
             ply,
             version,
             at_ms,
-        } => store::undo(&mut tx, game, epoch, ply, version, at_ms).await?,
+        } => store::undo(&mut tx, game, epoch, ply, version, timestamp(at_ms)).await?,
         Write::TakeOver {
             seat,
             level,

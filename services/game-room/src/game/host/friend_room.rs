@@ -4,6 +4,7 @@
 //! game. A pending rematch offer goes with the player who made it.
 
 use bytestring::ByteString;
+use mancala_platform::clock::timestamp;
 use mancala_platform::socket::error_text;
 use mancala_proto::ErrorCode;
 use mancala_proto::game::ServerMessage;
@@ -47,7 +48,7 @@ impl Host {
         let Some(room) = self.live.info().room else {
             return;
         };
-        let since = (!occupied).then(|| self.now() as f64 / 1000.0);
+        let since = (!occupied).then(|| timestamp(self.now()));
         if let Err(error) = store::set_room_idle(&self.deps.postgres, room, since).await {
             tracing::warn!(%error, "recording a room's idleness");
         }
@@ -98,7 +99,7 @@ impl Host {
         ) else {
             return false;
         };
-        let now = self.now() as f64 / 1000.0;
+        let now = timestamp(self.now());
         if let Err(error) = store::leave_room(&self.deps.postgres, room, player, now).await {
             tracing::warn!(%error, %room, "leaving a room");
             return false;

@@ -2,6 +2,7 @@
 //! tick: a flag falls, a first move is missed, the room's life ends, a
 //! player walks out after a game, nobody is left and the game unloads.
 
+use mancala_platform::clock::timestamp;
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
 use mancala_proto::game::{EndReason, ServerMessage};
 
@@ -88,8 +89,9 @@ impl Host {
                 return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
             }
         }
-        let now = self.now() as f64 / 1000.0;
-        if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, 0.0).await {
+        // Closing it now: it counts as idle since now.
+        let now = timestamp(self.now());
+        if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, now).await {
             tracing::warn!(%error, "closing a room");
         }
         Next::Stop(CLOSE_ROOM_CLOSED, "the room closed")
