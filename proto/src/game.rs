@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+pub use mancala_rules::Side;
+
 use crate::error::ErrorBody;
 use crate::variant::VariantSpec;
 
@@ -97,7 +99,8 @@ pub enum ServerMessage {
     /// long they have to return before the opponent may `continue_vs_ai`
     /// or `claim_victory`.
     Presence {
-        seat: u8,
+        #[schemars(with = "u8")]
+        seat: Side,
         connected: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         countdown_ms: Option<u64>,
@@ -105,16 +108,26 @@ pub enum ServerMessage {
     /// An AI took over an absent player's seat; the game is now casual.
     TakenOver {
         version: u64,
-        seat: u8,
+        #[schemars(with = "u8")]
+        seat: Side,
         level: String,
     },
     /// The other player offers a rematch (`rematch` accepts it).
-    RematchOffer { by: u8 },
+    RematchOffer {
+        #[schemars(with = "u8")]
+        by: Side,
+    },
     /// The rematch offer of seat `by` is off: its player left.
-    RematchCancelled { by: u8 },
+    RematchCancelled {
+        #[schemars(with = "u8")]
+        by: Side,
+    },
     /// The player of seat `seat` left the friend room for good: it is
     /// closed, and no further game starts in it.
-    RoomLeft { seat: u8 },
+    RoomLeft {
+        #[schemars(with = "u8")]
+        seat: Side,
+    },
     /// The next game has started: connect to it.
     Rematch { game_id: Uuid, play_path: String },
     /// This instance does not host the game: connect to `url` (the socket
@@ -178,7 +191,9 @@ pub struct Clocks {
     pub remaining_ms: [u64; 2],
     /// The seat whose clock runs, or `null` (before the first move, after
     /// the end).
-    pub running: Option<u8>,
+    #[schemars(with = "Option<u8>")]
+    #[schema(value_type = Option<u8>, maximum = 1)]
+    pub running: Option<Side>,
 }
 
 /// Who sits in a seat.
@@ -214,7 +229,9 @@ pub struct Board {
 #[serde(deny_unknown_fields)]
 pub struct PlayedMove {
     pub ply: u32,
-    pub seat: u8,
+    #[schemars(with = "u8")]
+    #[schema(value_type = u8, maximum = 1)]
+    pub seat: Side,
     pub pit: u8,
 }
 
@@ -229,7 +246,8 @@ pub struct GameState {
     pub seats: [SeatInfo; 2],
     pub board: Board,
     /// The seat to move, or `null` once the game is over.
-    pub turn: Option<u8>,
+    #[schemars(with = "Option<u8>")]
+    pub turn: Option<Side>,
     /// The pits the side to move may play.
     pub legal: Vec<u8>,
     /// The number of moves played; the next move is `ply + 1`.
@@ -241,7 +259,8 @@ pub struct GameState {
     pub connected: [bool; 2],
     pub watchers: u32,
     /// The receiver's seat, or `null` for a watcher.
-    pub you: Option<u8>,
+    #[schemars(with = "Option<u8>")]
+    pub you: Option<Side>,
     /// The result, once over.
     pub result: Option<Over>,
     pub time_control: Option<TimeControl>,
@@ -278,13 +297,15 @@ pub enum CasualReason {
 pub struct Moved {
     pub ply: u32,
     /// The seat that moved.
-    pub by: u8,
+    #[schemars(with = "u8")]
+    pub by: Side,
     pub pit: u8,
     pub version: u64,
     /// The board after the move.
     pub board: Board,
     /// The seat to move next, or `null` when the move ended the game.
-    pub turn: Option<u8>,
+    #[schemars(with = "Option<u8>")]
+    pub turn: Option<Side>,
     pub legal: Vec<u8>,
     /// The mover moves again ("one more").
     pub extra_turn: bool,
@@ -299,7 +320,8 @@ pub struct Undone {
     /// Moves left; the next move is `ply + 1`.
     pub ply: u32,
     pub board: Board,
-    pub turn: Option<u8>,
+    #[schemars(with = "Option<u8>")]
+    pub turn: Option<Side>,
     pub legal: Vec<u8>,
     pub last_move: Option<PlayedMove>,
     pub clocks: Option<Clocks>,
@@ -374,10 +396,10 @@ pub enum GameResult {
 
 impl GameResult {
     /// The seat that won, if any.
-    pub const fn winner(self) -> Option<u8> {
+    pub const fn winner(self) -> Option<Side> {
         match self {
-            GameResult::P0 => Some(0),
-            GameResult::P1 => Some(1),
+            GameResult::P0 => Some(Side::South),
+            GameResult::P1 => Some(Side::North),
             GameResult::Draw | GameResult::Aborted => None,
         }
     }
@@ -434,6 +456,97 @@ pub struct CreateGame {
     /// A friend game: it opens a room, a series of games between the two.
     #[serde(default)]
     pub room: bool,
+}
+
+/// The AI levels a seat may name.
+pub const AI_LEVELS: [&str; 4] = ["beginner", "intermediate", "advanced", "perfect"];
+
+/// A [`CreateGame`] that passed every check that needs no database: the
+/// one type matchmaking builds (and checks before sending) and game-room
+/// accepts, so the two cannot disagree on what a valid game is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRequest {
+    pub id: Option<Uuid>,
+    pub variant: mancala_rules::Variant,
+    pub seats: [SeatRequest; 2],
+    pub rated: bool,
+    pub time_control: Option<TimeControl>,
+    pub room: bool,
+}
+
+/// Why a game request is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidGame {
+    #[error("{0}")]
+    Variant(String),
+    #[error("this board is for analysis only")]
+    AnalysisOnly,
+    #[error("no AI level {0:?}")]
+    Level(String),
+    #[error("at least one seat is a player")]
+    NoPlayer,
+    #[error("ranked games are between two players")]
+    RankedNeedsTwo,
+    #[error("a game on one device is casual")]
+    RankedHotseat,
+    #[error("a friend room is for two players")]
+    RoomNeedsTwo,
+    #[error("{}", TimeControl::LIMITS)]
+    TimeControl,
+}
+
+impl CreateGame {
+    /// Parses the request into a [`GameRequest`], or says what is wrong.
+    pub fn validate(self) -> Result<GameRequest, InvalidGame> {
+        let variant = mancala_rules::Variant::try_from(self.variant)
+            .map_err(|error| InvalidGame::Variant(error.to_string()))?;
+        if !variant.is_playable() {
+            return Err(InvalidGame::AnalysisOnly);
+        }
+        let mut players = Vec::with_capacity(2);
+        for seat in &self.seats {
+            match seat {
+                SeatRequest::Player { id, .. } => players.push(*id),
+                SeatRequest::Ai { level } if !AI_LEVELS.contains(&level.as_str()) => {
+                    return Err(InvalidGame::Level(level.clone()));
+                }
+                SeatRequest::Ai { .. } => {}
+            }
+        }
+        match players.as_slice() {
+            [] => return Err(InvalidGame::NoPlayer),
+            [_] if self.rated => return Err(InvalidGame::RankedNeedsTwo),
+            [a, b] if self.rated && a == b => return Err(InvalidGame::RankedHotseat),
+            _ => {}
+        }
+        if self.room && players.len() != 2 {
+            return Err(InvalidGame::RoomNeedsTwo);
+        }
+        if self.time_control.is_some_and(|tc| !tc.is_playable()) {
+            return Err(InvalidGame::TimeControl);
+        }
+        Ok(GameRequest {
+            id: self.id,
+            variant,
+            seats: self.seats,
+            rated: self.rated,
+            time_control: self.time_control,
+            room: self.room,
+        })
+    }
+}
+
+impl From<GameRequest> for CreateGame {
+    fn from(request: GameRequest) -> CreateGame {
+        CreateGame {
+            id: request.id,
+            variant: VariantSpec::from(request.variant),
+            seats: request.seats,
+            rated: request.rated,
+            time_control: request.time_control,
+            room: request.room,
+        }
+    }
 }
 
 /// The answer to `POST /internal/v1/games`.
@@ -526,5 +639,62 @@ mod tests {
             token: "secret".into(),
         };
         assert!(!format!("{auth:?}").contains("secret"));
+    }
+
+    #[test]
+    fn a_game_request_is_checked_once_for_both_services() {
+        let player = |n: u128| SeatRequest::Player {
+            id: Uuid::from_u128(n),
+            rating: None,
+            rd: None,
+        };
+        let ai = |level: &str| SeatRequest::Ai {
+            level: level.into(),
+        };
+        let request = |seats: [SeatRequest; 2], rated: bool, room: bool| CreateGame {
+            id: None,
+            variant: crate::VariantName::Kalah.standard(),
+            seats,
+            rated,
+            time_control: None,
+            room,
+        };
+        assert!(
+            request([player(1), player(2)], true, true)
+                .validate()
+                .is_ok()
+        );
+        assert!(
+            request([player(1), ai("perfect")], false, false)
+                .validate()
+                .is_ok()
+        );
+        let refused = |r: CreateGame| r.validate().unwrap_err();
+        assert_eq!(
+            refused(request([ai("beginner"), ai("advanced")], false, false)),
+            InvalidGame::NoPlayer
+        );
+        assert_eq!(
+            refused(request([player(1), ai("grandmaster")], false, false)),
+            InvalidGame::Level("grandmaster".into())
+        );
+        assert_eq!(
+            refused(request([player(1), ai("advanced")], true, false)),
+            InvalidGame::RankedNeedsTwo
+        );
+        assert_eq!(
+            refused(request([player(1), player(1)], true, false)),
+            InvalidGame::RankedHotseat
+        );
+        assert_eq!(
+            refused(request([player(1), ai("advanced")], false, true)),
+            InvalidGame::RoomNeedsTwo
+        );
+        let mut slow = request([player(1), player(2)], false, false);
+        slow.time_control = Some(TimeControl {
+            initial_secs: 0,
+            increment_secs: 0,
+        });
+        assert_eq!(refused(slow), InvalidGame::TimeControl);
     }
 }

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::error::ErrorBody;
-use crate::game::{SeatInfo, TimeControl};
+use crate::game::{SeatInfo, Side, TimeControl};
 use crate::variant::VariantSpec;
 
 /// What a lobby client sends.
@@ -93,7 +93,8 @@ pub struct Matched {
     pub game_id: Uuid,
     pub queue: String,
     /// The player's seat: 0 moves first.
-    pub seat: u8,
+    #[schemars(with = "u8")]
+    pub seat: Side,
     pub opponent: SeatInfo,
     pub ws_path: String,
     /// Whether the game is rated; a ranked pairing is casual when
@@ -119,7 +120,7 @@ pub struct LobbyStats {
 /// Which side the human takes against the AI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Side {
+pub enum SideChoice {
     First,
     Second,
     Random,
@@ -133,7 +134,7 @@ pub struct AiGameRequest {
     /// `beginner`, `intermediate`, `advanced` or `perfect` (Kalah).
     #[schema(pattern = "^(beginner|intermediate|advanced|perfect)$")]
     pub level: String,
-    pub side: Side,
+    pub side: SideChoice,
     #[serde(default)]
     pub time_control: Option<TimeControl>,
 }
@@ -153,7 +154,8 @@ pub struct HotseatRequest {
 pub struct NewGameAnswer {
     pub game_id: Uuid,
     /// The caller's seat (the first of two in a hotseat game).
-    pub seat: u8,
+    #[schema(value_type = u8, maximum = 1)]
+    pub seat: Side,
     pub ws_path: String,
 }
 

@@ -8,7 +8,7 @@
 //! is ranked by the combinatorial number system (stars and bars), so the
 //! table is dense: `C(k + p, p)` one-byte entries for at most `k` stones.
 
-use mancala_rules::{Kalah, KalahOptions, Player, Position};
+use mancala_rules::{Kalah, KalahOptions, Position, Side};
 
 /// Exact gains for positions with at most `max_stones` stones in the pits.
 #[derive(Clone, Debug)]
@@ -121,13 +121,7 @@ impl Endgame {
         let mut rows = [[0u8; 6]; 2];
         rows[0][..pits].copy_from_slice(&counts[..pits]);
         rows[1][..pits].copy_from_slice(&counts[pits..]);
-        Kalah::from_parts(
-            self.options,
-            rows,
-            [board_stones - in_pits, 0],
-            Player::South,
-        )
-        .ok()
+        Kalah::from_parts(self.options, rows, [board_stones - in_pits, 0], Side::South).ok()
     }
 
     /// The gain of `position`, solving the positions it leads to first.
@@ -222,7 +216,7 @@ mod tests {
                 if let Some(gain) = table.gain(&position) {
                     let value = solver.solve(&position, &Budget::unlimited()).unwrap().value;
                     let me = position.turn();
-                    let sign = if me == Player::South { 1 } else { -1 };
+                    let sign = if me == Side::South { 1 } else { -1 };
                     let now =
                         i32::from(position.store(me)) - i32::from(position.store(me.opponent()));
                     assert_eq!(sign * value, now + gain, "{position:?}");

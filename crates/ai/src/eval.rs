@@ -1,7 +1,7 @@
 //! What the search optimises: the final stone difference, and, where it
 //! cannot see the end, a heuristic per variant in the same units.
 
-use mancala_rules::{AnyPosition, Game, Kalah, Mangala, Oware, Player, Position};
+use mancala_rules::{AnyPosition, Game, Kalah, Mangala, Oware, Position, Side};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::budget::Budget;
@@ -41,7 +41,7 @@ pub(crate) fn final_value<P: Position>(position: &P) -> i32 {
     (i32::from(score[me]) - i32::from(score[1 - me])) * SCALE
 }
 
-fn side(position: &impl Position, player: Player) -> i32 {
+fn side(position: &impl Position, player: Side) -> i32 {
     position
         .row(player)
         .iter()
@@ -76,7 +76,7 @@ impl Evaluate for Oware {
         let me = self.turn();
         let them = me.opponent();
         // Pits of 1 or 2 seeds are what captures feed on.
-        let exposed = |player: Player| {
+        let exposed = |player: Side| {
             self.row(player)
                 .iter()
                 .filter(|&&seeds| seeds == 1 || seeds == 2)

@@ -9,7 +9,7 @@
 //! stores share one table entry, and the gain is bounded by the stones left
 //! in the pits, which cuts off hopeless lines at once.
 
-use mancala_rules::{Game, Kalah, Pit, Player as Side, Position};
+use mancala_rules::{Game, Kalah, Pit, Position, Side};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::Rng;
 

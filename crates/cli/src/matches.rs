@@ -45,10 +45,10 @@ impl std::fmt::Display for Contestant {
 pub(crate) struct MatchArgs {
     #[command(flatten)]
     position: PositionArgs,
-    /// Player A: beginner, intermediate, advanced, perfect or random.
+    /// Side A: beginner, intermediate, advanced, perfect or random.
     #[arg(long)]
     a: Contestant,
-    /// Player B.
+    /// Side B.
     #[arg(long)]
     b: Contestant,
     /// Games to play; A moves first in the even-numbered ones.

@@ -1,7 +1,7 @@
 //! `mancala replay`: the position reached by a list of moves.
 
 use clap::Args;
-use mancala_rules::{Player, Position};
+use mancala_rules::{Position, Side};
 use serde::Serialize;
 
 use crate::Failure;
@@ -28,12 +28,12 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), Failure> {
     let game = args.position.game()?;
     let position = game.position();
     let pits = usize::from(position.pits_per_side());
-    let row = |player: Player| position.row(player)[..pits].to_vec();
+    let row = |player: Side| position.row(player)[..pits].to_vec();
     let snapshot = Snapshot {
         variant: game.variant().name(),
         to_move: position.turn().into(),
         over: position.is_over(),
-        pits: [row(Player::South), row(Player::North)],
+        pits: [row(Side::South), row(Side::North)],
         score: position.score(),
         result: position.outcome().map(|outcome| outcome.result_str()),
     };

@@ -266,6 +266,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::config::tests::vars;
 
     #[derive(clap::Args, Debug)]
     struct Sample {
@@ -281,13 +282,6 @@ mod tests {
     struct AlsoSample {
         #[arg(env = "APP_SAMPLE_COUNT", default_value_t = 2)]
         count: u32,
-    }
-
-    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(name, value)| (name.to_string(), value.to_string()))
-            .collect()
     }
 
     #[test]

@@ -166,12 +166,13 @@ fn positive(text: &str) -> Result<u64, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use secrecy::ExposeSecret;
 
     use super::*;
 
-    fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    /// Name-value pairs as the settings read them.
+    pub(crate) fn vars(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()
             .map(|(name, value)| (name.to_string(), value.to_string()))

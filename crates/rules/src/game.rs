@@ -199,7 +199,7 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{EndReason, Mangala, Oware, Player};
+    use crate::{EndReason, Mangala, Oware, Side};
 
     fn pits(numbers: &[u8]) -> Vec<Pit> {
         numbers.iter().map(|&n| Pit::new(n).unwrap()).collect()
@@ -249,7 +249,7 @@ mod tests {
         // A lone stone goes round the ring for ever, never making 2: each
         // side sows it along its own row, and the positions recur.
         let start =
-            Mangala::from_parts([[1, 0, 0, 0, 0, 0], [0; 6]], [35, 36], Player::South).unwrap();
+            Mangala::from_parts([[1, 0, 0, 0, 0, 0], [0; 6]], [35, 36], Side::South).unwrap();
         let mut game = Game::new(start);
         let mut plies = 0;
         while game.outcome().is_none() {
@@ -275,7 +275,7 @@ mod tests {
         let start = Oware::from_parts(
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]],
             [23, 23],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let mut game = Game::new(start);

@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 
 use crate::position::{Position, hash_bytes, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
+use crate::types::{EndReason, Pit, PitSet, PositionError, Side};
 
 /// When a Kalah game ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -164,7 +164,7 @@ impl TryFrom<RawKalahOptions> for KalahOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Kalah {
     ring: u128,
-    turn: Player,
+    turn: Side,
     /// 0 while the game goes on, else an [`EndReason`] code.
     status: u8,
     options: KalahOptions,
@@ -204,7 +204,7 @@ impl Kalah {
         let row = ones(pits) * u128::from(options.seeds);
         Kalah {
             ring: row | row << (8 * (pits + 1)),
-            turn: Player::South,
+            turn: Side::South,
             status: 0,
             options,
         }
@@ -217,7 +217,7 @@ impl Kalah {
         options: KalahOptions,
         rows: [[u8; 6]; 2],
         stores: [u8; 2],
-        turn: Player,
+        turn: Side,
     ) -> Result<Kalah, PositionError> {
         let pits = usize::from(options.pits);
         let expected = 2 * u32::from(options.pits) * u32::from(options.seeds);
@@ -230,7 +230,7 @@ impl Kalah {
         if found != expected || found > MAX_STONES {
             return Err(PositionError::StoneCount { found, expected });
         }
-        let side = |player: Player| {
+        let side = |player: Side| {
             let row = rows[player.index()][..pits]
                 .iter()
                 .rev()
@@ -271,7 +271,7 @@ impl Kalah {
     }
 
     /// Stones in a player's store.
-    pub fn store(&self, player: Player) -> u8 {
+    pub fn store(&self, player: Side) -> u8 {
         self.byte(self.side_start(player) + self.pits())
     }
 
@@ -287,7 +287,7 @@ impl Kalah {
 
     /// Where a player's pits begin in the mover-relative ring.
     #[inline]
-    fn side_start(&self, player: Player) -> usize {
+    fn side_start(&self, player: Side) -> usize {
         if player == self.turn {
             0
         } else {
@@ -297,7 +297,7 @@ impl Kalah {
 
     /// A player's pits as the low bytes of a word.
     #[inline]
-    fn row_word(&self, player: Player) -> u64 {
+    fn row_word(&self, player: Side) -> u64 {
         ((self.ring >> (8 * self.side_start(player))) & low_bytes(self.pits())) as u64
     }
 
@@ -363,7 +363,7 @@ impl Default for Kalah {
 
 impl Position for Kalah {
     #[inline]
-    fn turn(&self) -> Player {
+    fn turn(&self) -> Side {
         self.turn
     }
 
@@ -410,14 +410,14 @@ impl Position for Kalah {
 
     #[inline]
     fn score(&self) -> [u8; 2] {
-        [self.store(Player::South), self.store(Player::North)]
+        [self.store(Side::South), self.store(Side::North)]
     }
 
     fn pits_per_side(&self) -> u8 {
         self.options.pits
     }
 
-    fn row(&self, player: Player) -> [u8; 6] {
+    fn row(&self, player: Side) -> [u8; 6] {
         let word = self.row_word(player).to_le_bytes();
         let mut row = [0; 6];
         row.copy_from_slice(&word[..6]);
@@ -456,7 +456,7 @@ mod tests {
     }
 
     /// A position from explicit rows (pit 1 first) and stores.
-    fn kalah(options: KalahOptions, rows: [&[u8]; 2], stores: [u8; 2], turn: Player) -> Kalah {
+    fn kalah(options: KalahOptions, rows: [&[u8]; 2], stores: [u8; 2], turn: Side) -> Kalah {
         let mut full = [[0; 6]; 2];
         for player in 0..2 {
             full[player][..rows[player].len()].copy_from_slice(rows[player]);
@@ -467,24 +467,24 @@ mod tests {
     #[test]
     fn pit_three_from_the_start_gives_an_extra_turn() {
         let next = Kalah::default().play(pit(3)).unwrap();
-        assert_eq!(next.turn(), Player::South);
-        assert_eq!(next.row(Player::South), [4, 4, 0, 5, 5, 5]);
+        assert_eq!(next.turn(), Side::South);
+        assert_eq!(next.row(Side::South), [4, 4, 0, 5, 5, 5]);
         assert_eq!(next.score(), [1, 0]);
     }
 
     #[test]
     fn extra_turns_chain() {
         let rows: [&[u8]; 2] = [&[0, 0, 0, 1, 2, 1], &[1; 6]];
-        let position = kalah(KalahOptions::default(), rows, [20, 18], Player::South);
+        let position = kalah(KalahOptions::default(), rows, [20, 18], Side::South);
         let after_six = position.play(pit(6)).unwrap();
-        assert_eq!(after_six.turn(), Player::South, "first extra turn");
+        assert_eq!(after_six.turn(), Side::South, "first extra turn");
         let after_five = after_six.play(pit(5)).unwrap();
-        assert_eq!(after_five.turn(), Player::South, "second extra turn");
+        assert_eq!(after_five.turn(), Side::South, "second extra turn");
         assert_eq!(after_five.score(), [22, 18]);
         let after_six_again = after_five.play(pit(6)).unwrap();
-        assert_eq!(after_six_again.turn(), Player::South, "third extra turn");
+        assert_eq!(after_six_again.turn(), Side::South, "third extra turn");
         assert_eq!(after_six_again.score(), [23, 18]);
-        assert_eq!(after_six_again.row(Player::South), [0, 0, 0, 1, 0, 0]);
+        assert_eq!(after_six_again.row(Side::South), [0, 0, 0, 1, 0, 0]);
         assert_eq!(after_six_again.end_reason(), None);
     }
 
@@ -497,23 +497,23 @@ mod tests {
                 KalahOptions::default(),
                 [&rows[0], &rows[1]],
                 [9, 9],
-                Player::South,
+                Side::South,
             );
             let next = position.play(pit(from)).unwrap();
             // The opposite pit had 2 and got one stone on the lap: those 3
             // and the last stone go to the store, after the lap's own stone.
             assert_eq!(
-                next.row(Player::South)[usize::from(from - 1)],
+                next.row(Side::South)[usize::from(from - 1)],
                 0,
                 "pit {from}"
             );
             assert_eq!(
-                next.row(Player::North)[usize::from(6 - from)],
+                next.row(Side::North)[usize::from(6 - from)],
                 0,
                 "pit {from}"
             );
             assert_eq!(next.score(), [9 + 1 + 3 + 1, 9], "pit {from}");
-            assert_eq!(next.turn(), Player::North);
+            assert_eq!(next.turn(), Side::North);
             assert_eq!(next.total_stones(), 48);
         }
     }
@@ -521,36 +521,32 @@ mod tests {
     #[test]
     fn empty_opposite_pit_blocks_the_capture_unless_empty_capture() {
         let rows: [&[u8]; 2] = [&[1, 0, 3, 3, 3, 3], &[3, 3, 3, 3, 0, 3]];
-        let plain = kalah(KalahOptions::default(), rows, [10, 10], Player::South);
+        let plain = kalah(KalahOptions::default(), rows, [10, 10], Side::South);
         let next = plain.play(pit(1)).unwrap();
-        assert_eq!(
-            next.row(Player::South),
-            [0, 1, 3, 3, 3, 3],
-            "the stone stays"
-        );
+        assert_eq!(next.row(Side::South), [0, 1, 3, 3, 3, 3], "the stone stays");
         assert_eq!(next.score(), [10, 10]);
-        assert_eq!(next.turn(), Player::North);
+        assert_eq!(next.turn(), Side::North);
 
         let options = KalahOptions::default().with_empty_capture(true);
-        let next = kalah(options, rows, [10, 10], Player::South)
+        let next = kalah(options, rows, [10, 10], Side::South)
             .play(pit(1))
             .unwrap();
         assert_eq!(
-            next.row(Player::South),
+            next.row(Side::South),
             [0, 0, 3, 3, 3, 3],
             "the lone stone is stored"
         );
         assert_eq!(next.score(), [11, 10]);
-        assert_eq!(next.turn(), Player::North);
+        assert_eq!(next.turn(), Side::North);
     }
 
     #[test]
     fn capture_takes_the_opposite_pit_and_the_last_stone() {
         let rows: [&[u8]; 2] = [&[1, 0, 3, 3, 3, 3], &[3, 3, 3, 3, 5, 3]];
-        let position = kalah(KalahOptions::default(), rows, [7, 8], Player::South);
+        let position = kalah(KalahOptions::default(), rows, [7, 8], Side::South);
         let next = position.play(pit(1)).unwrap();
-        assert_eq!(next.row(Player::South), [0, 0, 3, 3, 3, 3]);
-        assert_eq!(next.row(Player::North), [3, 3, 3, 3, 0, 3]);
+        assert_eq!(next.row(Side::South), [0, 0, 3, 3, 3, 3]);
+        assert_eq!(next.row(Side::North), [3, 3, 3, 3, 0, 3]);
         assert_eq!(next.score(), [13, 8]);
     }
 
@@ -559,23 +555,23 @@ mod tests {
         // South's pit 6 with 8 stones: store, North 1..6, (skip North's
         // store), South pit 1.
         let rows: [&[u8]; 2] = [&[1, 1, 1, 1, 1, 8], &[1; 6]];
-        let position = kalah(KalahOptions::default(), rows, [14, 15], Player::South);
+        let position = kalah(KalahOptions::default(), rows, [14, 15], Side::South);
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.score(), [15, 15]);
-        assert_eq!(next.row(Player::North), [2; 6]);
-        assert_eq!(next.row(Player::South), [2, 1, 1, 1, 1, 0]);
+        assert_eq!(next.row(Side::North), [2; 6]);
+        assert_eq!(next.row(Side::South), [2, 1, 1, 1, 1, 0]);
     }
 
     #[test]
     fn immediate_end_sweeps_both_rows_when_either_empties() {
         let rows: [&[u8]; 2] = [&[0, 0, 0, 0, 0, 1], &[2, 0, 0, 0, 0, 3]];
-        let position = kalah(KalahOptions::default(), rows, [20, 22], Player::South);
+        let position = kalah(KalahOptions::default(), rows, [20, 22], Side::South);
         let next = position.play(pit(6)).unwrap();
         // The last stone lands in the store (an extra turn), but South's row
         // is empty, so the game ends and North sweeps 5.
         assert_eq!(next.end_reason(), Some(EndReason::SideEmpty));
         assert_eq!(next.score(), [21, 27]);
-        assert_eq!(next.row(Player::North), [0; 6]);
+        assert_eq!(next.row(Side::North), [0; 6]);
         assert_eq!(next.legal_moves(), PitSet::EMPTY);
         assert_eq!(next.outcome().unwrap().result_str(), "p1");
     }
@@ -586,7 +582,7 @@ mod tests {
         // South empties their row but earns an extra turn: South is to move
         // with no stones, so the game ends and North sweeps.
         let rows: [&[u8]; 2] = [&[0, 0, 0, 0, 0, 1], &[2, 0, 0, 0, 0, 3]];
-        let next = kalah(options, rows, [20, 22], Player::South)
+        let next = kalah(options, rows, [20, 22], Side::South)
             .play(pit(6))
             .unwrap();
         assert_eq!(next.end_reason(), Some(EndReason::NoStones));
@@ -595,13 +591,13 @@ mod tests {
         // South empties their row and the turn passes: North still has
         // stones, so play goes on (under `immediate` it would end).
         let rows: [&[u8]; 2] = [&[0, 0, 0, 0, 0, 3], &[2, 0, 0, 0, 0, 3]];
-        let next = kalah(options, rows, [20, 20], Player::South)
+        let next = kalah(options, rows, [20, 20], Side::South)
             .play(pit(6))
             .unwrap();
         assert_eq!(next.end_reason(), None);
-        assert_eq!(next.turn(), Player::North);
-        assert_eq!(next.row(Player::North), [3, 1, 0, 0, 0, 3]);
-        let immediate = kalah(KalahOptions::default(), rows, [20, 20], Player::South);
+        assert_eq!(next.turn(), Side::North);
+        assert_eq!(next.row(Side::North), [3, 1, 0, 0, 0, 3]);
+        let immediate = kalah(KalahOptions::default(), rows, [20, 20], Side::South);
         let ended = immediate.play(pit(6)).unwrap();
         assert_eq!(ended.end_reason(), Some(EndReason::SideEmpty));
         assert_eq!(ended.score(), [21, 27]);
@@ -611,11 +607,11 @@ mod tests {
     fn small_boards_use_their_own_ring() {
         let options = KalahOptions::new(2, 1).unwrap();
         let start = Kalah::new(options);
-        assert_eq!(start.row(Player::South), [1, 1, 0, 0, 0, 0]);
+        assert_eq!(start.row(Side::South), [1, 1, 0, 0, 0, 0]);
         assert_eq!(start.pits_per_side(), 2);
         // Pit 2 with one stone reaches the store: extra turn.
         let next = start.play(pit(2)).unwrap();
-        assert_eq!(next.turn(), Player::South);
+        assert_eq!(next.turn(), Side::South);
         assert_eq!(next.score(), [1, 0]);
         assert_eq!(
             start.play(pit(3)),
@@ -637,20 +633,20 @@ mod tests {
     fn set_up_positions_must_conserve_stones() {
         let options = KalahOptions::default();
         assert_eq!(
-            Kalah::from_parts(options, [[4; 6], [4; 6]], [1, 0], Player::South),
+            Kalah::from_parts(options, [[4; 6], [4; 6]], [1, 0], Side::South),
             Err(PositionError::StoneCount {
                 found: 49,
                 expected: 48
             })
         );
         let rows = [[4; 6], [5, 4, 4, 4, 4, 3]];
-        let north_to_move = Kalah::from_parts(options, rows, [0, 0], Player::North).unwrap();
-        assert_eq!(north_to_move.row(Player::North), [5, 4, 4, 4, 4, 3]);
-        assert_eq!(north_to_move.row(Player::South), [4; 6]);
+        let north_to_move = Kalah::from_parts(options, rows, [0, 0], Side::North).unwrap();
+        assert_eq!(north_to_move.row(Side::North), [5, 4, 4, 4, 4, 3]);
+        assert_eq!(north_to_move.row(Side::South), [4; 6]);
         let next = north_to_move.play(pit(6)).unwrap();
-        assert_eq!(next.turn(), Player::South);
+        assert_eq!(next.turn(), Side::South);
         assert_eq!(next.score(), [0, 1]);
-        assert_eq!(next.row(Player::South), [5, 5, 4, 4, 4, 4]);
+        assert_eq!(next.row(Side::South), [5, 5, 4, 4, 4, 4]);
     }
 
     #[test]

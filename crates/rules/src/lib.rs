@@ -8,12 +8,12 @@
 //! need, and [`Record`] replays a game from its variant and moves.
 //!
 //! ```
-//! use mancala_rules::{Game, Pit, Player, Position, Variant};
+//! use mancala_rules::{Game, Pit, Side, Position, Variant};
 //!
 //! let mut game = Game::from_variant(Variant::Kalah(Default::default()));
 //! // Pit 3 holds four stones and ends in South's store: South moves again.
 //! game.play(Pit::new(3)?)?;
-//! assert_eq!(game.position().turn(), Player::South);
+//! assert_eq!(game.position().turn(), Side::South);
 //! assert_eq!(game.position().score(), [1, 0]);
 //! # Ok::<(), mancala_rules::PlayError>(())
 //! ```
@@ -39,6 +39,6 @@ pub use oware::Oware;
 pub use perft::{perft, perft_any, perft_position};
 pub use position::Position;
 pub use types::{
-    EndReason, InvalidPlayer, Outcome, Pit, PitSet, PlayError, Player, PositionError, Winner,
+    EndReason, InvalidSide, Outcome, Pit, PitSet, PlayError, PositionError, Side, Winner,
 };
 pub use variant::{AnyPosition, FromAny, Variant};

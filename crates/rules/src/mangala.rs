@@ -2,7 +2,7 @@
 //! captures of 2, 4 or 6 in either row, forced passes.
 
 use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
+use crate::types::{EndReason, Pit, PitSet, PositionError, Side};
 
 const HOLES: usize = 12;
 const ROW: usize = 6;
@@ -15,7 +15,7 @@ const TOTAL: u32 = HOLES as u32 * STONES as u32;
 pub struct Mangala {
     holes: [u8; HOLES],
     captured: [u8; 2],
-    turn: Player,
+    turn: Side,
     /// 0 while the game goes on, else an [`EndReason`] code.
     status: u8,
 }
@@ -32,7 +32,7 @@ impl Mangala {
         Mangala {
             holes: [STONES; HOLES],
             captured: [0; 2],
-            turn: Player::South,
+            turn: Side::South,
             status: 0,
         }
     }
@@ -43,7 +43,7 @@ impl Mangala {
     pub fn from_parts(
         rows: [[u8; ROW]; 2],
         captured: [u8; 2],
-        turn: Player,
+        turn: Side,
     ) -> Result<Mangala, PositionError> {
         let holes = ring_of_twelve(rows, captured, TOTAL)?;
         let mut position = Mangala {
@@ -57,25 +57,25 @@ impl Mangala {
     }
 
     /// Stones a player has captured.
-    pub fn captured(&self, player: Player) -> u8 {
+    pub fn captured(&self, player: Side) -> u8 {
         self.captured[player.index()]
     }
 
     #[inline]
-    fn row_slice(&self, player: Player) -> &[u8] {
+    fn row_slice(&self, player: Side) -> &[u8] {
         let start = player.index() * ROW;
         &self.holes[start..start + ROW]
     }
 
     #[inline]
-    fn row_is_empty(&self, player: Player) -> bool {
+    fn row_is_empty(&self, player: Side) -> bool {
         self.row_slice(player).iter().all(|&stones| stones == 0)
     }
 
     /// Ends the game on an empty board; otherwise gives the turn to `next`,
     /// or back to the other player when `next` has no stones (a forced pass).
     #[inline]
-    fn settle(&mut self, next: Player) {
+    fn settle(&mut self, next: Side) {
         if self.holes.iter().all(|&stones| stones == 0) {
             self.turn = next;
             self.status = status_code(Some(EndReason::BoardEmpty));
@@ -89,7 +89,7 @@ impl Mangala {
 
 impl Position for Mangala {
     #[inline]
-    fn turn(&self) -> Player {
+    fn turn(&self) -> Side {
         self.turn
     }
 
@@ -156,7 +156,7 @@ impl Position for Mangala {
         ROW as u8
     }
 
-    fn row(&self, player: Player) -> [u8; 6] {
+    fn row(&self, player: Side) -> [u8; 6] {
         let mut row = [0; 6];
         row.copy_from_slice(self.row_slice(player));
         row
@@ -179,7 +179,7 @@ impl Position for Mangala {
 
     fn end_by_repetition(&self) -> Mangala {
         let mut next = *self;
-        for player in Player::BOTH {
+        for player in Side::BOTH {
             next.captured[player.index()] += self.row_slice(player).iter().sum::<u8>();
         }
         next.holes = [0; HOLES];
@@ -199,11 +199,11 @@ mod tests {
     #[test]
     fn sowing_starts_in_the_next_hole() {
         let next = Mangala::new().play(pit(1)).unwrap();
-        assert_eq!(next.row(Player::South), [0, 7, 7, 7, 7, 7]);
-        assert_eq!(next.row(Player::North), [7, 6, 6, 6, 6, 6]);
+        assert_eq!(next.row(Side::South), [0, 7, 7, 7, 7, 7]);
+        assert_eq!(next.row(Side::North), [7, 6, 6, 6, 6, 6]);
         // The last stone made North's hole 1 hold 7: no capture.
         assert_eq!(next.score(), [0, 0]);
-        assert_eq!(next.turn(), Player::North);
+        assert_eq!(next.turn(), Side::North);
     }
 
     #[test]
@@ -211,10 +211,10 @@ mod tests {
         // South hole 3 with 2 stones: holes 4 and 5; hole 5 had 1 and now 2,
         // hole 4 had 3 and now 4: both captured (own row).
         let position =
-            Mangala::from_parts([[6, 6, 2, 3, 1, 6], [6; 6]], [6, 6], Player::South).unwrap();
+            Mangala::from_parts([[6, 6, 2, 3, 1, 6], [6; 6]], [6, 6], Side::South).unwrap();
         let next = position.play(pit(3)).unwrap();
         assert_eq!(next.score(), [12, 6]);
-        assert_eq!(next.row(Player::South), [6, 6, 0, 0, 0, 6]);
+        assert_eq!(next.row(Side::South), [6, 6, 0, 0, 0, 6]);
     }
 
     #[test]
@@ -225,24 +225,24 @@ mod tests {
         let position = Mangala::from_parts(
             [[6, 6, 6, 6, 3, 1], [5, 3, 6, 6, 6, 6]],
             [6, 6],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(5)).unwrap();
         assert_eq!(next.score(), [18, 6]);
-        assert_eq!(next.row(Player::South), [6, 6, 6, 6, 0, 0]);
-        assert_eq!(next.row(Player::North), [0, 0, 6, 6, 6, 6]);
+        assert_eq!(next.row(Side::South), [6, 6, 6, 6, 0, 0]);
+        assert_eq!(next.row(Side::North), [0, 0, 6, 6, 6, 6]);
     }
 
     #[test]
     fn twelve_stones_drop_one_back_into_the_start() {
         let position =
-            Mangala::from_parts([[12, 0, 0, 0, 0, 0], [1; 6]], [27, 27], Player::South).unwrap();
+            Mangala::from_parts([[12, 0, 0, 0, 0, 0], [1; 6]], [27, 27], Side::South).unwrap();
         let next = position.play(pit(1)).unwrap();
         // Every hole gets one; the last falls in the start, which then holds
         // 1: no capture.
-        assert_eq!(next.row(Player::South), [1, 1, 1, 1, 1, 1]);
-        assert_eq!(next.row(Player::North), [2; 6]);
+        assert_eq!(next.row(Side::South), [1, 1, 1, 1, 1, 1]);
+        assert_eq!(next.row(Side::North), [2; 6]);
         assert_eq!(next.score(), [27, 27]);
     }
 
@@ -254,15 +254,15 @@ mod tests {
         let position = Mangala::from_parts(
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 3]],
             [30, 38],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
-        assert_eq!(next.turn(), Player::North);
+        assert_eq!(next.turn(), Side::North);
         let after_north = next.play(pit(1)).unwrap();
-        assert_eq!(after_north.row(Player::South), [0; 6]);
-        assert_eq!(after_north.row(Player::North), [0, 1, 0, 0, 0, 3]);
-        assert_eq!(after_north.turn(), Player::North, "South passes");
+        assert_eq!(after_north.row(Side::South), [0; 6]);
+        assert_eq!(after_north.row(Side::North), [0, 1, 0, 0, 0, 3]);
+        assert_eq!(after_north.turn(), Side::North, "South passes");
     }
 
     #[test]
@@ -270,7 +270,7 @@ mod tests {
         let position = Mangala::from_parts(
             [[0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]],
             [34, 36],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();

@@ -2,7 +2,7 @@
 //! or 3 on the opponent's side, the grand slam rule and feeding.
 
 use crate::position::{Position, hash_ring_of_twelve, ring_of_twelve, status_code};
-use crate::types::{EndReason, Pit, PitSet, Player, PositionError};
+use crate::types::{EndReason, Pit, PitSet, PositionError, Side};
 
 const PITS: usize = 12;
 const ROW: usize = 6;
@@ -17,7 +17,7 @@ const MAJORITY: u8 = 25;
 pub struct Oware {
     pits: [u8; PITS],
     captured: [u8; 2],
-    turn: Player,
+    turn: Side,
     /// 0 while the game goes on, else an [`EndReason`] code.
     status: u8,
 }
@@ -34,7 +34,7 @@ impl Oware {
         Oware {
             pits: [SEEDS; PITS],
             captured: [0; 2],
-            turn: Player::South,
+            turn: Side::South,
             status: 0,
         }
     }
@@ -45,7 +45,7 @@ impl Oware {
     pub fn from_parts(
         rows: [[u8; ROW]; 2],
         captured: [u8; 2],
-        turn: Player,
+        turn: Side,
     ) -> Result<Oware, PositionError> {
         let pits = ring_of_twelve(rows, captured, TOTAL)?;
         let mut position = Oware {
@@ -59,25 +59,25 @@ impl Oware {
     }
 
     /// Seeds a player has captured.
-    pub fn captured(&self, player: Player) -> u8 {
+    pub fn captured(&self, player: Side) -> u8 {
         self.captured[player.index()]
     }
 
     #[inline]
-    fn row_slice(&self, player: Player) -> &[u8] {
+    fn row_slice(&self, player: Side) -> &[u8] {
         let start = player.index() * ROW;
         &self.pits[start..start + ROW]
     }
 
     #[inline]
-    fn row_sum(&self, player: Player) -> u8 {
+    fn row_sum(&self, player: Side) -> u8 {
         self.row_slice(player).iter().sum()
     }
 
     /// Moves of `player` that put at least one seed on the other side: pit
     /// k (offset k - 1) needs 6 - offset seeds to get there.
     #[inline]
-    fn feeding_moves(&self, player: Player) -> u8 {
+    fn feeding_moves(&self, player: Side) -> u8 {
         self.row_slice(player)
             .iter()
             .enumerate()
@@ -87,7 +87,7 @@ impl Oware {
     }
 
     #[inline]
-    fn non_empty(&self, player: Player) -> u8 {
+    fn non_empty(&self, player: Side) -> u8 {
         self.row_slice(player)
             .iter()
             .enumerate()
@@ -131,7 +131,7 @@ impl Oware {
     /// Rule 2 and 3: captures 2s and 3s backwards from `last` on the
     /// opponent's side, unless that would take all the opponent's seeds.
     #[inline]
-    fn capture(&mut self, last: usize, mover: Player) {
+    fn capture(&mut self, last: usize, mover: Side) {
         let victim = mover.opponent();
         let victim_start = victim.index() * ROW;
         let mut taken = 0;
@@ -165,7 +165,7 @@ impl Oware {
         self.status = status_code(Some(reason));
     }
 
-    fn sweep_to(&mut self, player: Player) {
+    fn sweep_to(&mut self, player: Side) {
         let left: u8 = self.pits.iter().sum();
         self.pits = [0; PITS];
         self.captured[player.index()] += left;
@@ -174,7 +174,7 @@ impl Oware {
 
 impl Position for Oware {
     #[inline]
-    fn turn(&self) -> Player {
+    fn turn(&self) -> Side {
         self.turn
     }
 
@@ -223,7 +223,7 @@ impl Position for Oware {
         ROW as u8
     }
 
-    fn row(&self, player: Player) -> [u8; 6] {
+    fn row(&self, player: Side) -> [u8; 6] {
         let mut row = [0; 6];
         row.copy_from_slice(self.row_slice(player));
         row
@@ -246,7 +246,7 @@ impl Position for Oware {
 
     fn end_by_repetition(&self) -> Oware {
         let mut next = *self;
-        for player in Player::BOTH {
+        for player in Side::BOTH {
             next.captured[player.index()] += self.row_sum(player);
         }
         next.pits = [0; PITS];
@@ -267,9 +267,9 @@ mod tests {
     #[test]
     fn sowing_from_the_start() {
         let next = Oware::new().play(pit(6)).unwrap();
-        assert_eq!(next.row(Player::South), [4, 4, 4, 4, 4, 0]);
-        assert_eq!(next.row(Player::North), [5, 5, 5, 5, 4, 4]);
-        assert_eq!(next.turn(), Player::North);
+        assert_eq!(next.row(Side::South), [4, 4, 4, 4, 4, 0]);
+        assert_eq!(next.row(Side::North), [5, 5, 5, 5, 4, 4]);
+        assert_eq!(next.turn(), Side::North);
     }
 
     #[test]
@@ -277,16 +277,16 @@ mod tests {
         // South pit 1 with 12 seeds: 11 go round, the 12th lands in pit 2
         // after skipping pit 1.
         let position =
-            Oware::from_parts([[12, 0, 0, 0, 0, 1], [1; 6]], [6, 23], Player::South).unwrap();
+            Oware::from_parts([[12, 0, 0, 0, 0, 1], [1; 6]], [6, 23], Side::South).unwrap();
         let next = position.play(pit(1)).unwrap();
-        assert_eq!(next.row(Player::South), [0, 2, 1, 1, 1, 2]);
-        assert_eq!(next.row(Player::North), [2; 6]);
+        assert_eq!(next.row(Side::South), [0, 2, 1, 1, 1, 2]);
+        assert_eq!(next.row(Side::North), [2; 6]);
         // Exactly 11 seeds: the last one lands just before the start.
         let position =
-            Oware::from_parts([[0, 11, 0, 0, 0, 0], [1; 6]], [7, 24], Player::South).unwrap();
+            Oware::from_parts([[0, 11, 0, 0, 0, 0], [1; 6]], [7, 24], Side::South).unwrap();
         let next = position.play(pit(2)).unwrap();
-        assert_eq!(next.row(Player::South), [1, 0, 1, 1, 1, 1]);
-        assert_eq!(next.row(Player::North), [2; 6]);
+        assert_eq!(next.row(Side::South), [1, 0, 1, 1, 1, 1]);
+        assert_eq!(next.row(Side::North), [2; 6]);
         assert_eq!(
             next.score(),
             [7, 24],
@@ -301,12 +301,12 @@ mod tests {
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 3], [1, 2, 1, 4, 4, 4]],
             [4, 5],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
         assert_eq!(next.score(), [11, 5]);
-        assert_eq!(next.row(Player::North), [0, 0, 0, 4, 4, 4]);
+        assert_eq!(next.row(Side::North), [0, 0, 0, 4, 4, 4]);
     }
 
     #[test]
@@ -314,13 +314,13 @@ mod tests {
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 3], [1, 0, 1, 4, 4, 4]],
             [5, 6],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
         // North pit 2 becomes 1: only pit 3 (2 seeds) is captured.
         assert_eq!(next.score(), [7, 6]);
-        assert_eq!(next.row(Player::North), [2, 1, 0, 4, 4, 4]);
+        assert_eq!(next.row(Side::North), [2, 1, 0, 4, 4, 4]);
     }
 
     #[test]
@@ -328,20 +328,20 @@ mod tests {
         let position = Oware::from_parts(
             [[4, 4, 4, 4, 4, 2], [1, 2, 0, 0, 0, 0]],
             [11, 12],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
         // Both North pits would be captured: that is all North has, so none is.
         assert_eq!(next.score(), [11, 12]);
-        assert_eq!(next.row(Player::North), [2, 3, 0, 0, 0, 0]);
+        assert_eq!(next.row(Side::North), [2, 3, 0, 0, 0, 0]);
         assert_eq!(next.end_reason(), None);
     }
 
     #[test]
     fn the_mover_must_feed_an_empty_opponent() {
         let position =
-            Oware::from_parts([[5, 1, 0, 0, 0, 1], [0; 6]], [20, 21], Player::South).unwrap();
+            Oware::from_parts([[5, 1, 0, 0, 0, 1], [0; 6]], [20, 21], Side::South).unwrap();
         let legal: Vec<u8> = position.legal_moves().map(Pit::get).collect();
         assert_eq!(legal, [6], "only pit 6 reaches North");
         assert_eq!(position.play(pit(1)), Err(PlayError::MustFeed { pit: 1 }));
@@ -354,7 +354,7 @@ mod tests {
         let position = Oware::from_parts(
             [[0, 0, 0, 0, 0, 1], [2, 4, 4, 4, 4, 5]],
             [24, 0],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
@@ -372,7 +372,7 @@ mod tests {
         let position = Oware::from_parts(
             [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0]],
             [24, 22],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let next = position.play(pit(6)).unwrap();
@@ -386,14 +386,14 @@ mod tests {
         // Rule (b) cannot arise from the start position under feeding and
         // grand slam, but a set-up position shows it.
         let position =
-            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [21, 25], Player::South).unwrap();
+            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [21, 25], Side::South).unwrap();
         assert_eq!(
             position.end_reason(),
             Some(EndReason::Majority),
             "(a) comes before (b)"
         );
         let position =
-            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [23, 23], Player::South).unwrap();
+            Oware::from_parts([[0; 6], [1, 1, 0, 0, 0, 0]], [23, 23], Side::South).unwrap();
         assert_eq!(position.end_reason(), Some(EndReason::NoStones));
         assert_eq!(position.score(), [23, 25]);
     }
@@ -403,7 +403,7 @@ mod tests {
         let position = Oware::from_parts(
             [[1, 0, 0, 0, 0, 2], [0, 0, 3, 0, 0, 0]],
             [20, 22],
-            Player::South,
+            Side::South,
         )
         .unwrap();
         let ended = position.end_by_repetition();

@@ -3,7 +3,7 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use crate::types::{EndReason, Outcome, Pit, PitSet, PlayError, Player, PositionError};
+use crate::types::{EndReason, Outcome, Pit, PitSet, PlayError, PositionError, Side};
 
 /// A position of one variant: the pits, the stores or captured tallies, the
 /// player to move and, once the game has ended, why.
@@ -17,7 +17,7 @@ use crate::types::{EndReason, Outcome, Pit, PitSet, PlayError, Player, PositionE
 pub trait Position: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// The player to move. After the end it is the player who would have
     /// moved next, which carries no meaning.
-    fn turn(&self) -> Player;
+    fn turn(&self) -> Side;
 
     /// The pits the player to move may sow. Empty once the game is over.
     fn legal_moves(&self) -> PitSet;
@@ -40,7 +40,7 @@ pub trait Position: Copy + Eq + Hash + Debug + Send + Sync + 'static {
 
     /// A player's pits, numbered 1..=6 from that player's left; entries past
     /// [`Position::pits_per_side`] are 0.
-    fn row(&self, player: Player) -> [u8; 6];
+    fn row(&self, player: Side) -> [u8; 6];
 
     /// A 64-bit hash of everything that makes the position (pits, scores,
     /// player to move, end), for transposition tables. Deterministic across
@@ -98,7 +98,7 @@ pub trait Position: Copy + Eq + Hash + Debug + Send + Sync + 'static {
 
     /// Stones on the board, in stores and captured: constant through a game.
     fn total_stones(&self) -> u32 {
-        let on_board: u32 = Player::BOTH
+        let on_board: u32 = Side::BOTH
             .iter()
             .flat_map(|&p| self.row(p))
             .map(u32::from)
@@ -158,7 +158,7 @@ pub(crate) fn ring_of_twelve(
 pub(crate) fn hash_ring_of_twelve(
     pits: &[u8; 12],
     captured: [u8; 2],
-    turn: Player,
+    turn: Side,
     status: u8,
     tag: u64,
 ) -> u64 {

@@ -7,16 +7,16 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(into = "u8", try_from = "u8"))]
-pub enum Player {
-    /// Player 0, who moves first.
+pub enum Side {
+    /// Side 0, who moves first.
     South = 0,
-    /// Player 1.
+    /// Side 1.
     North = 1,
 }
 
-impl Player {
+impl Side {
     /// Both players, South first.
-    pub const BOTH: [Player; 2] = [Player::South, Player::North];
+    pub const BOTH: [Side; 2] = [Side::South, Side::North];
 
     /// 0 for South, 1 for North: the index into `[_; 2]` arrays.
     #[inline]
@@ -27,27 +27,27 @@ impl Player {
     /// The other player.
     #[inline]
     #[must_use]
-    pub const fn opponent(self) -> Player {
+    pub const fn opponent(self) -> Side {
         match self {
-            Player::South => Player::North,
-            Player::North => Player::South,
+            Side::South => Side::North,
+            Side::North => Side::South,
         }
     }
 }
 
-impl From<Player> for u8 {
-    fn from(player: Player) -> u8 {
+impl From<Side> for u8 {
+    fn from(player: Side) -> u8 {
         player as u8
     }
 }
 
-impl TryFrom<u8> for Player {
-    type Error = InvalidPlayer;
+impl TryFrom<u8> for Side {
+    type Error = InvalidSide;
     fn try_from(value: u8) -> Result<Self, Self::Error> {
         match value {
-            0 => Ok(Player::South),
-            1 => Ok(Player::North),
-            other => Err(InvalidPlayer(other)),
+            0 => Ok(Side::South),
+            1 => Ok(Side::North),
+            other => Err(InvalidSide(other)),
         }
     }
 }
@@ -55,7 +55,7 @@ impl TryFrom<u8> for Player {
 /// A player number other than 0 or 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("player must be 0 or 1, got {0}")]
-pub struct InvalidPlayer(pub u8);
+pub struct InvalidSide(pub u8);
 
 /// A pit number 1..=6, counted from the mover's own left.
 ///
@@ -291,7 +291,7 @@ impl EndReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Winner {
     /// One player has more stones.
-    Player(Player),
+    Player(Side),
     /// Equal scores.
     Draw,
 }
@@ -302,7 +302,7 @@ pub struct Outcome {
     /// The winner, or a draw.
     pub winner: Winner,
     /// Final stones in each store (Kalah) or captured (Oware, Mangala),
-    /// indexed by [`Player::index`].
+    /// indexed by [`Side::index`].
     pub score: [u8; 2],
     /// Which rule ended the game.
     pub reason: EndReason,
@@ -311,8 +311,8 @@ pub struct Outcome {
 impl Outcome {
     pub(crate) fn from_score(score: [u8; 2], reason: EndReason) -> Outcome {
         let winner = match score[0].cmp(&score[1]) {
-            std::cmp::Ordering::Greater => Winner::Player(Player::South),
-            std::cmp::Ordering::Less => Winner::Player(Player::North),
+            std::cmp::Ordering::Greater => Winner::Player(Side::South),
+            std::cmp::Ordering::Less => Winner::Player(Side::North),
             std::cmp::Ordering::Equal => Winner::Draw,
         };
         Outcome {
@@ -325,8 +325,8 @@ impl Outcome {
     /// `"p0"`, `"p1"` or `"draw"`, as the CLI and the wire protocol print it.
     pub const fn result_str(&self) -> &'static str {
         match self.winner {
-            Winner::Player(Player::South) => "p0",
-            Winner::Player(Player::North) => "p1",
+            Winner::Player(Side::South) => "p0",
+            Winner::Player(Side::North) => "p1",
             Winner::Draw => "draw",
         }
     }

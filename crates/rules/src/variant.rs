@@ -7,7 +7,7 @@ use crate::kalah::{Kalah, KalahOptions};
 use crate::mangala::Mangala;
 use crate::oware::Oware;
 use crate::position::Position;
-use crate::types::{EndReason, Pit, PitSet, Player};
+use crate::types::{EndReason, Pit, PitSet, Side};
 
 /// A rule set with its options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,7 +135,7 @@ macro_rules! dispatch_into {
 }
 
 impl Position for AnyPosition {
-    fn turn(&self) -> Player {
+    fn turn(&self) -> Side {
         dispatch!(self, p => p.turn())
     }
 
@@ -159,7 +159,7 @@ impl Position for AnyPosition {
         dispatch!(self, p => p.pits_per_side())
     }
 
-    fn row(&self, player: Player) -> [u8; 6] {
+    fn row(&self, player: Side) -> [u8; 6] {
         dispatch!(self, p => p.row(player))
     }
 

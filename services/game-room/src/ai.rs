@@ -303,6 +303,12 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn the_levels_a_request_may_name_are_the_engines() {
+        let names: Vec<&str> = Level::ALL.iter().map(|level| level.name()).collect();
+        assert_eq!(names, mancala_proto::game::AI_LEVELS);
+    }
+
     fn settings(workers: usize, queue_wait: Duration, idle_bytes: usize) -> PoolSettings {
         PoolSettings {
             workers,

@@ -3,14 +3,12 @@
 
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
-use mancala_ai::Level;
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
     CasualReason, CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
 };
 use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
-use mancala_rules::Variant;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -106,57 +104,33 @@ pub(crate) async fn create_game(
     hosted: web::Data<HostedGames>,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner();
-    let variant = Variant::try_from(body.variant).map_err(|e| invalid(e.to_string()))?;
-    if !variant.is_playable() {
-        return Err(invalid("this board is for analysis only"));
-    }
-    let mut seats = Vec::with_capacity(2);
-    let mut players = Vec::new();
-    for seat in &body.seats {
-        seats.push(match seat {
-            SeatRequest::Player { id, rating, rd } => {
-                players.push(*id);
-                NewSeat {
-                    player: Some(*id),
-                    ai: None,
-                    rating: *rating,
-                    rd: *rd,
-                }
+    let body = body
+        .into_inner()
+        .validate()
+        .map_err(|e| invalid(e.to_string()))?;
+    let variant = body.variant;
+    let mut players = Vec::with_capacity(2);
+    let seats = body.seats.clone().map(|seat| match seat {
+        SeatRequest::Player { id, rating, rd } => {
+            players.push(id);
+            NewSeat {
+                player: Some(id),
+                ai: None,
+                rating,
+                rd,
             }
-            SeatRequest::Ai { level } => {
-                let level: Level = level
-                    .parse()
-                    .map_err(|_| invalid(format!("no AI level {level:?}")))?;
-                NewSeat {
-                    player: None,
-                    ai: Some(level.to_string()),
-                    rating: None,
-                    rd: None,
-                }
-            }
-        });
-    }
-    if body.rated && players.len() != 2 {
-        return Err(invalid("ranked games are between two players"));
-    }
-    if body.rated && players[0] == players[1] {
-        return Err(invalid("a game on one device is casual"));
-    }
-    if seats.iter().all(|seat| seat.ai.is_some()) {
-        return Err(invalid("at least one seat is a player"));
-    }
-    if body.room && players.len() != 2 {
-        return Err(invalid("a friend room is for two players"));
-    }
-    if body.time_control.is_some_and(|tc| !tc.is_playable()) {
-        return Err(invalid(mancala_proto::game::TimeControl::LIMITS));
-    }
+        }
+        SeatRequest::Ai { level } => NewSeat {
+            player: None,
+            ai: Some(level),
+            rating: None,
+            rd: None,
+        },
+    });
     let postgres = &hosted.deps().postgres;
     if !store::players_exist(postgres, &players).await? {
         return Err(invalid("unknown player"));
     }
-    let seats: [NewSeat; 2] = seats.try_into().map_err(|_| invalid("two seats"))?;
     let now = now(&hosted);
     let room = body.room.then(Uuid::now_v7);
     if let Some(id) = body.id

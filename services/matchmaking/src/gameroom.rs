@@ -27,7 +27,13 @@ impl GameRoom {
     /// (4xx) is the caller's to fix and is passed on as such; any other
     /// failure is `unavailable`.
     pub async fn create(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
-        let mut request = request.clone();
+        // Checked here exactly as game-room checks it (one type, one rule):
+        // a request game-room would refuse is the caller's to fix.
+        let mut request: CreateGame = request
+            .clone()
+            .validate()
+            .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?
+            .into();
         request.id.get_or_insert_with(uuid::Uuid::now_v7);
         let mut last = None;
         for attempt in 0..3u64 {

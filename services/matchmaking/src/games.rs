@@ -4,8 +4,9 @@
 use actix_web::{HttpResponse, web};
 use mancala_ai::{AnyAi, Level};
 use mancala_platform::{ApiError, Authenticated};
+use mancala_proto::game::Side;
 use mancala_proto::game::{CreateGame, SeatRequest};
-use mancala_proto::lobby::{AiGameRequest, HotseatRequest, LobbyStats, NewGameAnswer, Side};
+use mancala_proto::lobby::{AiGameRequest, HotseatRequest, LobbyStats, NewGameAnswer, SideChoice};
 use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::Variant;
 
@@ -59,9 +60,10 @@ pub(crate) async fn ai_game(
         return Err(invalid(format!("no {level} AI for {variant}")));
     }
     let seat = match body.side {
-        Side::First => 0,
-        Side::Second => 1,
-        Side::Random => (deps.clock.now_millis() % 2) as u8,
+        SideChoice::First => Side::South,
+        SideChoice::Second => Side::North,
+        SideChoice::Random if deps.clock.now_millis().is_multiple_of(2) => Side::South,
+        SideChoice::Random => Side::North,
     };
     let human = SeatRequest::Player {
         id: caller.player_id,
@@ -71,7 +73,10 @@ pub(crate) async fn ai_game(
     let ai = SeatRequest::Ai {
         level: level.name().to_owned(),
     };
-    let seats = if seat == 0 { [human, ai] } else { [ai, human] };
+    let seats = match seat {
+        Side::South => [human, ai],
+        Side::North => [ai, human],
+    };
     create(&deps, body.variant, seats, body.time_control, seat).await
 }
 
@@ -104,7 +109,14 @@ pub(crate) async fn hotseat_game(
         rating: None,
         rd: None,
     };
-    create(&deps, body.variant, [seat(), seat()], body.time_control, 0).await
+    create(
+        &deps,
+        body.variant,
+        [seat(), seat()],
+        body.time_control,
+        Side::South,
+    )
+    .await
 }
 
 /// Refused here, before a game is asked for.
@@ -122,7 +134,7 @@ async fn create(
     variant: mancala_proto::VariantSpec,
     seats: [SeatRequest; 2],
     time_control: Option<mancala_proto::game::TimeControl>,
-    seat: u8,
+    seat: Side,
 ) -> Result<HttpResponse, ApiError> {
     check_time_control(time_control)?;
     let request = CreateGame {

@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mancala_platform::{ApiError, Authenticated};
-use mancala_proto::game::{CreateGame, SeatRequest, TimeControl};
+use mancala_proto::game::{CreateGame, SeatRequest, Side, TimeControl};
 use mancala_proto::lobby::{Invite, InviteCreator, InviteRequest, NewGameAnswer};
 use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
 use mancala_rules::Variant;
@@ -254,7 +254,8 @@ pub(crate) async fn accept(
     .await?;
     Ok(HttpResponse::Created().json(NewGameAnswer {
         game_id: created.id,
-        seat: 1,
+        // The invited friend moves second.
+        seat: Side::North,
         ws_path: created.play_path,
     }))
 }

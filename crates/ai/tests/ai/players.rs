@@ -74,7 +74,7 @@ fn advanced_takes_a_free_capture() {
         KalahOptions::default(),
         [[1, 0, 1, 1, 1, 0], [1, 1, 1, 1, 8, 1]],
         [15, 16],
-        mancala_rules::Player::South,
+        mancala_rules::Side::South,
     )
     .unwrap();
     let game = Game::new(position);
@@ -94,7 +94,7 @@ fn the_search_is_exact_near_the_end() {
         KalahOptions::default(),
         [[0, 0, 2, 0, 1, 1], [1, 0, 0, 2, 0, 1]],
         [20, 20],
-        mancala_rules::Player::South,
+        mancala_rules::Side::South,
     )
     .unwrap();
     let game = Game::new(position);

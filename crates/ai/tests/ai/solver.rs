@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use mancala_ai::{Budget, Solver};
-use mancala_rules::{Kalah, KalahEnd, KalahOptions, Player, Position};
+use mancala_rules::{Kalah, KalahEnd, KalahOptions, Position, Side};
 
 /// South's final store minus North's under perfect play: the whole tree,
 /// no pruning, memoised only so that small boards finish quickly.
@@ -18,7 +18,7 @@ fn minimax(position: &Kalah, memo: &mut HashMap<Kalah, i32>) -> i32 {
     let values = position
         .legal_moves()
         .map(|pit| minimax(&position.play_unchecked(pit), memo));
-    let value = if position.turn() == Player::South {
+    let value = if position.turn() == Side::South {
         values.max()
     } else {
         values.min()

@@ -1,6 +1,6 @@
 //! Whole games from the independent reference, replayed to their last move.
 
-use mancala_rules::{Player, Position};
+use mancala_rules::{Position, Side};
 use serde_json::{Value, json};
 
 use crate::support::parse_game;
@@ -20,11 +20,11 @@ fn reference_games_end_in_the_same_position() {
         };
         let game = parse_game(&format!("{variant} moves={moves}"));
         let position = game.position();
-        let row = |player: Player| position.row(player).to_vec();
+        let row = |player: Side| position.row(player).to_vec();
         let actual = json!({
             "to_move": u8::from(position.turn()),
             "over": position.is_over(),
-            "pits": [row(Player::South), row(Player::North)],
+            "pits": [row(Side::South), row(Side::North)],
             "score": position.score(),
             "result": position.outcome().map(|outcome| outcome.result_str()),
         });

@@ -2,7 +2,7 @@
 //! and move-by-move agreement with the reference implementation.
 
 use mancala_rules::{
-    AnyPosition, EndReason, Game, KalahEnd, KalahOptions, Pit, PlayError, Player, Position, Record,
+    AnyPosition, EndReason, Game, KalahEnd, KalahOptions, Pit, PlayError, Position, Record, Side,
     Variant,
 };
 use proptest::prelude::*;
@@ -74,8 +74,8 @@ fn random_game(variant: Variant, seed: u64, mut each: impl FnMut(&Game, Option<P
 fn snapshot(position: &AnyPosition) -> (Vec<u8>, Vec<u8>, [u8; 2], bool) {
     let pits = usize::from(position.pits_per_side());
     (
-        position.row(Player::South)[..pits].to_vec(),
-        position.row(Player::North)[..pits].to_vec(),
+        position.row(Side::South)[..pits].to_vec(),
+        position.row(Side::North)[..pits].to_vec(),
         position.score(),
         position.is_over(),
     )

@@ -95,7 +95,12 @@ pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Err
         .map(|row| StoredMove {
             played: PlayedMove {
                 ply: row.ply as u32,
-                seat: row.seat as u8,
+                // The table's CHECK keeps it 0 or 1.
+                seat: if row.seat == 0 {
+                    Side::South
+                } else {
+                    Side::North
+                },
                 pit: row.pit as u8,
             },
             clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),

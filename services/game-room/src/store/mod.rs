@@ -18,6 +18,7 @@ use mancala_proto::game::{
     CasualReason, EndReason, GameResult, GameStatus, GameSummary, Over, PlayedMove, SeatInfo,
     TimeControl,
 };
+use mancala_rules::Side;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;

@@ -98,11 +98,11 @@ pub async fn append_move(
         stored.played.ply as i32,
         version as i64,
         epoch,
-        i16::from(stored.played.seat),
+        stored.played.seat.index() as i16,
         i16::from(stored.played.pit),
         stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
         timestamp(stored.at_ms),
-        1i16 << (stored.played.seat % 2),
+        1i16 << stored.played.seat.index(),
     )
     .execute(connection)
     .await?;
@@ -195,7 +195,7 @@ pub async fn take_over(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
-    seat: u8,
+    seat: Side,
     level: &str,
     version: u64,
 ) -> Result<bool, sqlx::Error> {
@@ -206,7 +206,7 @@ pub async fn take_over(
          WHERE id = $1 AND epoch = $2 AND status = 'live'",
         game,
         epoch,
-        i32::from(seat),
+        seat.index() as i32,
         level,
         version as i64,
     )

@@ -7,6 +7,7 @@ use mancala_platform::{ApiError, Authenticator};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
+use mancala_rules::Side;
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
@@ -249,8 +250,8 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
 struct Seated<'a> {
     handle: &'a GameHandle,
     joined: &'a mut Joined,
-    seats: &'a [u8],
-    you: Option<u8>,
+    seats: &'a [Side],
+    you: Option<Side>,
     /// Its place among the player's open sockets, renewed while it lives.
     slot: &'a mut SocketSlot,
 }

@@ -3,6 +3,7 @@
 
 use mancala_proto::ErrorCode;
 use mancala_proto::error::CLOSE_ROOM_CLOSED;
+use mancala_proto::game::Side;
 use mancala_proto::game::{EndReason, GameResult, GameStatus, Over, ServerMessage};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -86,7 +87,7 @@ async fn a_flag_falls_on_the_clock() {
     a.moved().await;
     assert_eq!(
         (clocks.remaining_ms, clocks.running),
-        ([10_000, 10_000], Some(0))
+        ([10_000, 10_000], Some(Side::South))
     );
     // South thinks 3 s (pit 3: no extra turn), and has the increment.
     world.clock.advance(3_000);
@@ -95,7 +96,7 @@ async fn a_flag_falls_on_the_clock() {
     b.moved().await;
     assert_eq!(
         (clocks.remaining_ms, clocks.running),
-        ([9_000, 10_000], Some(1))
+        ([9_000, 10_000], Some(Side::North))
     );
     // North thinks for ten seconds: the flag falls, South wins.
     world.clock.advance(10_000);
@@ -163,7 +164,7 @@ async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
     let countdown = a
         .until(|message| match message {
             ServerMessage::Presence {
-                seat: 1,
+                seat: Side::North,
                 connected: false,
                 countdown_ms,
             } => Some(countdown_ms),
@@ -190,10 +191,10 @@ async fn after_the_countdown_an_ai_takes_the_absent_seat() {
         })
         .await;
     // An AI near North's 1200.
-    assert_eq!((seat, level.as_str()), (1, "beginner"));
+    assert_eq!((seat, level.as_str()), (Side::North, "beginner"));
     // It is North's turn: the AI plays it.
     let moved = a.moved().await;
-    assert_eq!(moved.by, 1);
+    assert_eq!(moved.by, Side::North);
     let stored = record(&instance, game).await;
     assert_eq!(stored["rated"], false);
     assert_eq!(stored["seats"][1]["ai"], "beginner");
@@ -242,7 +243,7 @@ async fn a_return_inside_the_countdown_clears_it() {
     assert_eq!(state.countdown_ms, [None, None]);
     a.until(|message| match message {
         ServerMessage::Presence {
-            seat: 1,
+            seat: Side::North,
             connected: true,
             countdown_ms: None,
         } => Some(()),
@@ -271,16 +272,16 @@ async fn against_the_ai_to_the_end_with_an_undo_on_the_way() {
     let (mut ws, _) = instance.play(&game, &token).await;
     // The AI opens (perhaps with an extra turn); then it is the human's move.
     let mut last = ws.moved().await;
-    while last.turn == Some(0) {
+    while last.turn == Some(Side::South) {
         last = ws.moved().await;
     }
     let before = last.clone();
     ws.play_move(last.legal[0], last.ply + 1).await;
     let mine = ws.moved().await;
-    assert_eq!(mine.by, 1);
+    assert_eq!(mine.by, Side::North);
     // The AI answers; then undo takes back the human's move and the answer.
     let mut reply = ws.moved().await;
-    while reply.turn == Some(0) {
+    while reply.turn == Some(Side::South) {
         reply = ws.moved().await;
     }
     ws.send(json!({"t": "undo"})).await;
@@ -290,12 +291,12 @@ async fn against_the_ai_to_the_end_with_an_undo_on_the_way() {
             _ => None,
         })
         .await;
-    assert_eq!((undone.ply, undone.turn), (before.ply, Some(1)));
+    assert_eq!((undone.ply, undone.turn), (before.ply, Some(Side::North)));
     assert_eq!(undone.board, before.board);
     // Then play it out: the AI answers every move, to the end.
     let (mut turn, mut legal, mut ply) = (undone.turn, undone.legal, undone.ply);
     let end = loop {
-        if turn == Some(1) {
+        if turn == Some(Side::North) {
             ws.play_move(legal[legal.len() - 1], ply + 1).await;
             turn = None;
         }
@@ -348,7 +349,7 @@ async fn rematches_swap_sides() {
                 _ => None,
             })
             .await;
-        assert_eq!(by, 0);
+        assert_eq!(by, Side::South);
     }
     b.send(json!({"t": "rematch"})).await;
     let mut next = None;
@@ -409,11 +410,11 @@ async fn a_hotseat_game_undoes_one_move_at_a_time() {
         .create(json!({"variant": "oware"}), [seat(both), seat(both)], false)
         .await;
     let (mut ws, state) = instance.play(&game, &token).await;
-    assert_eq!(state.you, Some(0));
+    assert_eq!(state.you, Some(Side::South));
     ws.play_move(1, 1).await;
-    assert_eq!(ws.moved().await.by, 0);
+    assert_eq!(ws.moved().await.by, Side::South);
     ws.play_move(1, 2).await;
-    assert_eq!(ws.moved().await.by, 1);
+    assert_eq!(ws.moved().await.by, Side::North);
     ws.send(json!({"t": "undo"})).await;
     let undone = ws
         .until(|message| match message {
@@ -421,7 +422,7 @@ async fn a_hotseat_game_undoes_one_move_at_a_time() {
             _ => None,
         })
         .await;
-    assert_eq!((undone.ply, undone.turn), (1, Some(1)));
+    assert_eq!((undone.ply, undone.turn), (1, Some(Side::North)));
     world.cleanup().await;
 }
 

@@ -3,6 +3,7 @@
 
 use mancala_platform::testing::database_url;
 use mancala_proto::ErrorCode;
+use mancala_proto::game::Side;
 use mancala_proto::game::{GameResult, GameStatus, ServerMessage};
 use serde_json::json;
 
@@ -13,7 +14,7 @@ use mancala_platform::testing::Proxy;
 /// legal pits; every move must reach both players in order.
 async fn play_out(
     sockets: &mut [Ws; 2],
-    mut turn: Option<u8>,
+    mut turn: Option<Side>,
     mut legal: Vec<u8>,
     mut ply: u32,
 ) -> u32 {
@@ -24,7 +25,7 @@ async fn play_out(
             .wrapping_add(1442695040888963407);
         let pit = legal[(seed >> 33) as usize % legal.len()];
         ply += 1;
-        sockets[mover as usize].play_move(pit, ply).await;
+        sockets[mover.index()].play_move(pit, ply).await;
         let mut seen = Vec::new();
         for socket in sockets.iter_mut() {
             let moved = socket.moved().await;
@@ -60,11 +61,11 @@ async fn full_game(instance: &Instance, world: &World, variant: serde_json::Valu
     let (first, state) = instance.play(&game, &south_token).await;
     assert_eq!(
         (state.you, state.turn, state.ply, state.version),
-        (Some(0), Some(0), 0, 0)
+        (Some(Side::South), Some(Side::South), 0, 0)
     );
     assert_eq!(state.status, GameStatus::Live);
     let (second, north_state) = instance.play(&game, &north_token).await;
-    assert_eq!(north_state.you, Some(1));
+    assert_eq!(north_state.you, Some(Side::North));
     let mut sockets = [first, second];
     let plies = play_out(&mut sockets, state.turn, state.legal.clone(), 0).await;
     let mut overs = Vec::new();
@@ -142,7 +143,10 @@ async fn duplicates_are_answered_and_stale_plies_resynchronised() {
     b.play_move(1, 7).await;
     b.expect_error(ErrorCode::StalePly).await;
     let state = b.state().await;
-    assert_eq!((state.ply, state.turn, state.you), (1, Some(1), Some(1)));
+    assert_eq!(
+        (state.ply, state.turn, state.you),
+        (1, Some(Side::North), Some(Side::North))
+    );
     // Illegal: out of range, then (after North plays pit 1) an empty pit.
     b.play_move(9, 2).await;
     b.expect_error(ErrorCode::PitOutOfRange).await;
@@ -184,7 +188,7 @@ async fn a_reconnecting_player_syncs_exactly_what_they_missed() {
     drop(b);
     loop {
         if let ServerMessage::Presence {
-            seat: 1,
+            seat: Side::North,
             connected: false,
             ..
         } = a.message().await
@@ -251,7 +255,7 @@ async fn a_move_is_not_acknowledged_while_postgres_is_away() {
     // Nothing advanced: the same move, as the same ply, now goes through.
     b.play_move(1, 2).await;
     let moved = b.moved().await;
-    assert_eq!((moved.ply, moved.by), (2, 1));
+    assert_eq!((moved.ply, moved.by), (2, Side::North));
     assert_eq!(a.moved().await, moved);
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM game_moves WHERE game_id = $1")
         .bind(game.id)

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use mancala_proto::ErrorCode;
+use mancala_proto::game::Side;
 use mancala_proto::game::{CasualReason, CreatedGame, EndReason, GameResult, Over, ServerMessage};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -171,7 +172,7 @@ async fn an_undo_to_the_start_does_not_abort_a_played_game() {
     ws.moved().await;
     // The AI answers (maybe with extra turns), long after the window.
     let mut reply = ws.moved().await;
-    while reply.turn == Some(1) {
+    while reply.turn == Some(Side::North) {
         reply = ws.moved().await;
     }
     world.clock.advance(5 * 60_000);
@@ -244,7 +245,7 @@ async fn a_stranger_with_a_game_id_wakes_nothing() {
     world.clock.advance(30_000);
     let (mut ws, _) = instance.play(&game, &owner_token).await;
     let mut ai = ws.moved().await;
-    while ai.turn == Some(0) {
+    while ai.turn == Some(Side::South) {
         ai = ws.moved().await;
     }
     world.clock.advance(59_000);
@@ -267,7 +268,7 @@ async fn north_replaced(world: &World, instance: &Instance) -> (Ws, CreatedGame,
     drop(b);
     a.until(|message| match message {
         ServerMessage::Presence {
-            seat: 1,
+            seat: Side::North,
             connected: false,
             ..
         } => Some(()),
@@ -277,7 +278,9 @@ async fn north_replaced(world: &World, instance: &Instance) -> (Ws, CreatedGame,
     world.clock.advance(120_000);
     a.send(json!({"t": "continue_vs_ai"})).await;
     a.until(|message| match message {
-        ServerMessage::TakenOver { seat: 1, .. } => Some(()),
+        ServerMessage::TakenOver {
+            seat: Side::North, ..
+        } => Some(()),
         _ => None,
     })
     .await;
@@ -433,20 +436,20 @@ async fn a_rated_rooms_rematch_needs_both_and_a_leaver_is_never_seated() {
     // North offers, then closes the page: the offer goes with them.
     b.send(json!({"t": "rematch"})).await;
     a.until(|message| match message {
-        ServerMessage::RematchOffer { by: 1 } => Some(()),
+        ServerMessage::RematchOffer { by: Side::North } => Some(()),
         _ => None,
     })
     .await;
     drop(b);
     a.until(|message| match message {
-        ServerMessage::RematchCancelled { by: 1 } => Some(()),
+        ServerMessage::RematchCancelled { by: Side::North } => Some(()),
         _ => None,
     })
     .await;
     // South alone asks: an offer, and no game is made.
     a.send(json!({"t": "rematch"})).await;
     a.until(|message| match message {
-        ServerMessage::RematchOffer { by: 0 } => Some(()),
+        ServerMessage::RematchOffer { by: Side::South } => Some(()),
         _ => None,
     })
     .await;
@@ -455,7 +458,7 @@ async fn a_rated_rooms_rematch_needs_both_and_a_leaver_is_never_seated() {
     // North stays away for the reconnect window: North has left the room.
     world.clock.advance(120_000);
     a.until(|message| match message {
-        ServerMessage::RoomLeft { seat: 1 } => Some(()),
+        ServerMessage::RoomLeft { seat: Side::North } => Some(()),
         _ => None,
     })
     .await;
@@ -513,7 +516,7 @@ async fn in_a_casual_room_a_seat_never_taken_aborts_and_leaving_ends_the_room() 
     let (mut b2, _) = instance.play(&game_at(next), &north_token).await;
     b2.send(json!({"t": "leave_room"})).await;
     a2.until(|message| match message {
-        ServerMessage::RoomLeft { seat: 0 } => Some(()),
+        ServerMessage::RoomLeft { seat: Side::South } => Some(()),
         _ => None,
     })
     .await;

@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{Clock, Redis};
 use mancala_proto::ErrorBody;
-use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest};
+use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest, Side};
 use mancala_proto::lobby::{LobbyServerMessage, Matched};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -226,12 +226,12 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
     let _ = store::record_first(&deps.redis, first.player, second.player).await;
     let _ = store::record_opponents(&deps.redis, &queue.name, first.player, second.player).await;
     let infos = [seat_info(deps, first).await, seat_info(deps, second).await];
-    for (seat, ticket) in [(0u8, first), (1u8, second)] {
+    for (seat, ticket) in [(Side::South, first), (Side::North, second)] {
         let matched = Matched {
             game_id: created.id,
             queue: queue.name.clone(),
             seat,
-            opponent: infos[1 - seat as usize].clone(),
+            opponent: infos[seat.opponent().index()].clone(),
             ws_path: created.play_path.clone(),
             rated: created.rated,
             casual_reason: created.casual_reason,
@@ -253,9 +253,9 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
         level: level.name().to_owned(),
     };
     let (seats, seat) = if balance_first {
-        ([human, ai], 0)
+        ([human, ai], Side::South)
     } else {
-        ([ai, human], 1)
+        ([ai, human], Side::North)
     };
     let request = CreateGame {
         id: None,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use mancala_matchmaking::queue::pairing::Ticket;
 use mancala_matchmaking::queue::store;
+use mancala_proto::game::Side;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -39,10 +40,10 @@ async fn two_guests_are_paired_into_a_game_they_can_play() {
     lobby_b.join("kalah", 3, 2).await;
     let (ma, mb) = (lobby_a.matched().await, lobby_b.matched().await);
     assert_eq!(ma.game_id, mb.game_id);
-    assert_eq!(ma.seat + mb.seat, 1);
+    assert_eq!(ma.seat.opponent(), mb.seat);
     assert_eq!(ma.opponent.player, Some(b.player.id));
     // The game exists, ranked, and they can play it.
-    let (mover, token) = if ma.seat == 0 {
+    let (mover, token) = if ma.seat == Side::South {
         (&ma, &a.access_token)
     } else {
         (&mb, &b.access_token)
@@ -343,9 +344,13 @@ async fn a_lobby_socket_that_stops_answering_is_closed_and_its_ticket_released()
     let (_, stats) = app.get("/v1/lobby/stats", None).await.into_parts();
     assert_eq!(waiting(stats), 1);
     // The client goes silent: it reads nothing, so it answers no ping. Two
-    // seconds of silence are still within the timeout.
-    app.clock.advance(2_000);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // seconds of silence are still within the timeout. The clock moves in
+    // steps shorter than the grace, as real time does, so the socket's
+    // ticks keep the ticket alive between them.
+    for _ in 0..4 {
+        app.clock.advance(500);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
     let (_, stats) = app.get("/v1/lobby/stats", None).await.into_parts();
     assert_eq!(waiting(stats), 1, "still within the heartbeat timeout");
     // Past it the server closes the socket; past the grace the ticket goes.

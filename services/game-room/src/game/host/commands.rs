@@ -9,6 +9,7 @@ use mancala_platform::ratelimit;
 use mancala_platform::socket::error_text;
 use mancala_proto::ErrorCode;
 use mancala_proto::game::{GameResult, Over, ServerMessage};
+use mancala_rules::Side;
 
 use super::commit::{CommitError, Write, commit};
 use super::{Host, Request, encode};
@@ -19,8 +20,8 @@ impl Host {
     /// Carries out a seated request; the answer for the asker alone.
     pub(super) async fn request(
         &mut self,
-        seat: u8,
-        seats: &[u8],
+        seat: Side,
+        seats: &[Side],
         request: Request,
     ) -> Result<Vec<ByteString>, CommitError> {
         match request {
@@ -40,7 +41,7 @@ impl Host {
     }
 
     /// The seat a socket acts for: the one to move, if it holds it.
-    pub(super) fn acting_seat(&self, seats: &[u8]) -> Option<u8> {
+    pub(super) fn acting_seat(&self, seats: &[Side]) -> Option<Side> {
         match self.live.turn() {
             Some(turn) if seats.contains(&turn) => Some(turn),
             _ => seats.first().copied(),
@@ -49,7 +50,7 @@ impl Host {
 
     pub(super) async fn play(
         &mut self,
-        seat: u8,
+        seat: Side,
         pit: u8,
         ply: u32,
         by_ai: bool,
@@ -110,7 +111,7 @@ impl Host {
         Ok(())
     }
 
-    async fn resign(&mut self, seat: u8) -> Result<Vec<ByteString>, CommitError> {
+    async fn resign(&mut self, seat: Side) -> Result<Vec<ByteString>, CommitError> {
         match self.live.decide_resign(seat) {
             Ok(over) => {
                 self.end(over).await?;
@@ -120,7 +121,7 @@ impl Host {
         }
     }
 
-    async fn undo(&mut self, seats: &[u8]) -> Result<Vec<ByteString>, CommitError> {
+    async fn undo(&mut self, seats: &[Side]) -> Result<Vec<ByteString>, CommitError> {
         let ply = match self.live.decide_undo(seats) {
             Ok(ply) => ply,
             Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
@@ -149,9 +150,9 @@ impl Host {
     /// The refusal when the player has undone too much lately: each undo
     /// restarts the AI's search, so undos are counted per player, across
     /// instances. A Redis outage lets them through.
-    async fn undo_limited(&self, seats: &[u8]) -> Option<ByteString> {
+    async fn undo_limited(&self, seats: &[Side]) -> Option<ByteString> {
         let seat = *seats.first()?;
-        let player = self.live.info().seats[seat as usize % 2].player?;
+        let player = self.live.info().seats[seat.index()].player?;
         let limit = self.deps.settings.undos;
         let now = self.deps.clock.now_secs();
         let redis = &self.deps.redis;
@@ -170,20 +171,20 @@ impl Host {
 
     async fn after_countdown(
         &mut self,
-        seat: u8,
+        seat: Side,
         claim: bool,
     ) -> Result<Vec<ByteString>, CommitError> {
         if self.live.is_over() {
             return Ok(vec![error_text(ErrorCode::GameOver, "the game is over")]);
         }
-        let absent = 1 - seat;
+        let absent = seat.opponent();
         if !self.live.info().between_people() {
             return Ok(vec![error_text(
                 ErrorCode::NotAllowed,
                 "only against an absent person",
             )]);
         }
-        let Some(countdown) = self.countdowns()[absent as usize] else {
+        let Some(countdown) = self.countdowns()[absent.index()] else {
             return Ok(vec![error_text(
                 ErrorCode::NotAllowed,
                 "your opponent is here",
@@ -202,7 +203,7 @@ impl Host {
             return Ok(Vec::new());
         }
         let info = self.live.info();
-        let rating = info.seats[absent as usize].rating.unwrap_or(1500.0);
+        let rating = info.seats[absent.index()].rating.unwrap_or(1500.0);
         let level = mancala_ai::level_near(info.variant, rating);
         let version = self.live.version() + 1;
         self.commit(Write::TakeOver {
@@ -212,7 +213,7 @@ impl Host {
         })
         .await?;
         let version = self.live.take_over(absent, level.name());
-        self.absent_since[absent as usize] = None;
+        self.absent_since[absent.index()] = None;
         let message = ServerMessage::TakenOver {
             version,
             seat: absent,
@@ -222,7 +223,7 @@ impl Host {
         Ok(Vec::new())
     }
 
-    async fn rematch(&mut self, seat: u8) -> Result<Vec<ByteString>, CommitError> {
+    async fn rematch(&mut self, seat: Side) -> Result<Vec<ByteString>, CommitError> {
         if !self.live.is_over() {
             return Ok(vec![error_text(
                 ErrorCode::NotAllowed,

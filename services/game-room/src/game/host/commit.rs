@@ -6,6 +6,7 @@
 
 use mancala_platform::clock::timestamp;
 use mancala_proto::game::Over;
+use mancala_rules::Side;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -23,7 +24,7 @@ pub(super) enum Write<'a> {
     Undo { ply: u32, version: u64, at_ms: u64 },
     /// An AI of `level` takes an absent player's seat.
     TakeOver {
-        seat: u8,
+        seat: Side,
         level: &'a str,
         version: u64,
     },

@@ -6,6 +6,7 @@
 use bytestring::ByteString;
 use mancala_proto::bus::{GameBus, Route};
 use mancala_proto::game::ServerMessage;
+use mancala_rules::Side;
 
 use super::{Host, Outbound, RECENT_EVENTS, encode};
 
@@ -31,7 +32,7 @@ impl Host {
         }
     }
 
-    pub(super) fn state(&self, you: Option<u8>) -> ByteString {
+    pub(super) fn state(&self, you: Option<Side>) -> ByteString {
         let state = self.live.state(
             you,
             self.connected(),
@@ -42,7 +43,7 @@ impl Host {
         encode(&ServerMessage::State(Box::new(state)))
     }
 
-    pub(super) fn since(&self, since: u64, you: Option<u8>) -> Vec<ByteString> {
+    pub(super) fn since(&self, since: u64, you: Option<Side>) -> Vec<ByteString> {
         if since >= self.live.version() {
             return Vec::new();
         }

@@ -8,6 +8,7 @@ use mancala_platform::clock::timestamp;
 use mancala_platform::socket::error_text;
 use mancala_proto::ErrorCode;
 use mancala_proto::game::ServerMessage;
+use mancala_rules::Side;
 
 use super::Host;
 use super::commit::CommitError;
@@ -19,18 +20,17 @@ fn walked_out_at(
     absent_since: [Option<u64>; 2],
     limit_ms: u64,
     now: u64,
-) -> Option<u8> {
-    (0..2u8).find(|&seat| {
-        connections[seat as usize] == 0
-            && absent_since[seat as usize]
-                .is_some_and(|since| now.saturating_sub(since) >= limit_ms)
+) -> Option<Side> {
+    Side::BOTH.into_iter().find(|&seat| {
+        connections[seat.index()] == 0
+            && absent_since[seat.index()].is_some_and(|since| now.saturating_sub(since) >= limit_ms)
     })
 }
 
 impl Host {
     /// After a game in a friend's room, the seat whose player has been
     /// away for the reconnect window: they closed the page and left.
-    pub(super) fn walked_out(&self, now: u64) -> Option<u8> {
+    pub(super) fn walked_out(&self, now: u64) -> Option<Side> {
         let info = self.live.info();
         if info.room.is_none()
             || self.room_left
@@ -56,7 +56,7 @@ impl Host {
 
     /// A rematch offer is off once the player who made it is gone: nobody
     /// is put into a rated game after leaving.
-    pub(super) async fn withdraw_offer(&mut self, seat: u8) {
+    pub(super) async fn withdraw_offer(&mut self, seat: Side) {
         if self.rematch_offer == Some(seat) {
             self.rematch_offer = None;
             self.emit(&ServerMessage::RematchCancelled { by: seat }, None)
@@ -66,7 +66,7 @@ impl Host {
 
     pub(super) async fn leave_room_request(
         &mut self,
-        seat: u8,
+        seat: Side,
     ) -> Result<Vec<ByteString>, CommitError> {
         let refuse = |message: &str| Ok(vec![error_text(ErrorCode::NotAllowed, message)]);
         if self.live.info().room.is_none() {
@@ -92,10 +92,10 @@ impl Host {
 
     /// Closes the friend room on behalf of the player of `seat`, who left
     /// it for good; false when that could not be stored.
-    pub(super) async fn leave_room(&mut self, seat: u8) -> bool {
+    pub(super) async fn leave_room(&mut self, seat: Side) -> bool {
         let (Some(room), Some(player)) = (
             self.live.info().room,
-            self.live.info().seats[seat as usize % 2].player,
+            self.live.info().seats[seat.index()].player,
         ) else {
             return false;
         };
@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(walked_out_at([1, 0], [None, Some(0)], 1_000, 999), None);
         assert_eq!(
             walked_out_at([1, 0], [None, Some(0)], 1_000, 1_000),
-            Some(1)
+            Some(Side::North)
         );
         // Connected again (another tab): not gone, whatever the mark says.
         assert_eq!(walked_out_at([1, 1], [None, Some(0)], 1_000, 5_000), None);

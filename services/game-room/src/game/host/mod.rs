@@ -20,6 +20,7 @@ mod presence;
 mod thinking;
 mod timers;
 
+use mancala_rules::Side;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -86,7 +87,7 @@ pub struct Joined {
     /// The snapshot for this socket.
     pub state: ByteString,
     /// The seats the player holds (two in a hotseat game).
-    pub seats: Vec<u8>,
+    pub seats: Vec<Side>,
 }
 
 /// The game task is gone (unloaded or lost its lease): ask the hosted games again.
@@ -121,21 +122,21 @@ enum Command {
         reply: oneshot::Sender<Result<Joined, Refusal>>,
     },
     Leave {
-        seats: Vec<u8>,
+        seats: Vec<Side>,
     },
     Seated {
-        seats: Vec<u8>,
+        seats: Vec<Side>,
         request: Request,
         reply: oneshot::Sender<Vec<ByteString>>,
     },
     Sync {
         since: u64,
-        you: Option<u8>,
+        you: Option<Side>,
         reply: oneshot::Sender<Vec<ByteString>>,
     },
     Thought {
         version: u64,
-        seat: u8,
+        seat: Side,
         pit: Option<u8>,
     },
     Drain {
@@ -169,13 +170,17 @@ impl GameHandle {
     }
 
     /// A socket of these seats closed.
-    pub async fn leave(&self, seats: Vec<u8>) {
+    pub async fn leave(&self, seats: Vec<Side>) {
         let _ = self.commands.send(Command::Leave { seats }).await;
     }
 
     /// A seated request; the answer holds only what goes to this socket
     /// alone (errors, repeats). Events come through the broadcast.
-    pub async fn request(&self, seats: Vec<u8>, request: Request) -> Result<Vec<ByteString>, Gone> {
+    pub async fn request(
+        &self,
+        seats: Vec<Side>,
+        request: Request,
+    ) -> Result<Vec<ByteString>, Gone> {
         self.ask(|reply| Command::Seated {
             seats,
             request,
@@ -184,7 +189,7 @@ impl GameHandle {
         .await
     }
 
-    pub async fn sync(&self, since: u64, you: Option<u8>) -> Result<Vec<ByteString>, Gone> {
+    pub async fn sync(&self, since: u64, you: Option<Side>) -> Result<Vec<ByteString>, Gone> {
         self.ask(|reply| Command::Sync { since, you, reply }).await
     }
 
@@ -233,7 +238,7 @@ struct Host {
     /// A player left the friend room for good: no further game starts.
     room_left: bool,
     /// A standing rematch offer, by seat.
-    rematch_offer: Option<u8>,
+    rematch_offer: Option<Side>,
     /// The AI search under way, if one is: at most one per game. Its
     /// reply names the version it answers, and is dropped for any other.
     thinking: Option<Cancel>,
@@ -343,7 +348,7 @@ impl Host {
             } => {
                 // A seat an AI took over since the socket joined is not
                 // the socket's any more.
-                let seats: Vec<u8> = seats
+                let seats: Vec<Side> = seats
                     .into_iter()
                     .filter(|&seat| !self.live.info().is_ai(seat))
                     .collect();

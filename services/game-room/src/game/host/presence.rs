@@ -6,6 +6,7 @@
 use mancala_proto::ErrorCode;
 use mancala_proto::bus::names;
 use mancala_proto::game::ServerMessage;
+use mancala_rules::Side;
 use uuid::Uuid;
 
 use super::{Host, Joined, REPLACED};
@@ -33,8 +34,8 @@ impl Host {
         }
         let before = self.connected();
         for &seat in &seats {
-            self.connections[seat as usize] += 1;
-            self.absent_since[seat as usize] = None;
+            self.connections[seat.index()] += 1;
+            self.absent_since[seat.index()] = None;
         }
         if self.idle_since.take().is_some() {
             self.room_occupied(true).await;
@@ -50,18 +51,18 @@ impl Host {
     }
 
     /// A socket of these seats closed.
-    pub(super) async fn leave(&mut self, seats: Vec<u8>) {
+    pub(super) async fn leave(&mut self, seats: Vec<Side>) {
         let before = self.connected();
         for seat in seats {
-            let count = &mut self.connections[seat as usize % 2];
+            let count = &mut self.connections[seat.index()];
             *count = count.saturating_sub(1);
         }
         let now = self.now();
         let counts = self.live.info().between_people();
-        for (seat, was_here) in before.into_iter().enumerate() {
-            if counts && was_here && self.connections[seat] == 0 {
-                self.absent_since[seat] = Some(now);
-                self.withdraw_offer(seat as u8).await;
+        for (seat, was_here) in Side::BOTH.into_iter().zip(before) {
+            if counts && was_here && self.connections[seat.index()] == 0 {
+                self.absent_since[seat.index()] = Some(now);
+                self.withdraw_offer(seat).await;
             }
         }
         // A room whose series moved on to its next game is not left empty
@@ -128,12 +129,12 @@ impl Host {
         }
         self.deps.hub.set_presence(self.live.id(), now).await;
         let countdowns = self.countdowns();
-        for seat in 0..2u8 {
-            if now[seat as usize] != before[seat as usize] {
+        for seat in Side::BOTH {
+            if now[seat.index()] != before[seat.index()] {
                 let message = ServerMessage::Presence {
                     seat,
-                    connected: now[seat as usize],
-                    countdown_ms: countdowns[seat as usize],
+                    connected: now[seat.index()],
+                    countdown_ms: countdowns[seat.index()],
                 };
                 self.emit(&message, None).await;
             }

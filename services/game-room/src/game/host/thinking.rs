@@ -2,6 +2,7 @@
 //! most one per game, cancelled when the position it answers is gone.
 
 use mancala_ai::{AnyAi, Level};
+use mancala_rules::Side;
 
 use super::commit::CommitError;
 use super::{Command, Host, Next};
@@ -18,7 +19,7 @@ impl Host {
         if !info.is_ai(seat) || self.thinking.is_some() {
             return;
         }
-        let level = info.seats[seat as usize]
+        let level = info.seats[seat.index()]
             .ai
             .as_deref()
             .and_then(|name| name.parse::<Level>().ok())
@@ -27,7 +28,7 @@ impl Host {
         let version = self.live.version();
         // The same game, seat and ply choose alike, on any host.
         let seed =
-            self.live.id().as_u64_pair().0 ^ u64::from(seat) ^ u64::from(self.live.ply()) << 8;
+            self.live.id().as_u64_pair().0 ^ seat.index() as u64 ^ u64::from(self.live.ply()) << 8;
         let request = ai::Request {
             game: self.live.rules_game().clone(),
             variant: info.variant,
@@ -55,7 +56,7 @@ impl Host {
 
     /// The AI's answer: played if it is still the position it was asked
     /// about; then the next search, if the AI is to move again.
-    pub(super) async fn thought(&mut self, version: u64, seat: u8, pit: Option<u8>) -> Next {
+    pub(super) async fn thought(&mut self, version: u64, seat: Side, pit: Option<u8>) -> Next {
         self.thinking = None;
         if let Some(pit) = pit
             && version == self.live.version()

@@ -12,7 +12,7 @@ use mancala_proto::game::{
     PlayedMove, SeatInfo, TimeControl, Undone,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
-use mancala_rules::{AnyPosition, Game, Pit, Player, Position, Variant, Winner};
+use mancala_rules::{AnyPosition, Game, Pit, Position, Side, Variant, Winner};
 use uuid::Uuid;
 
 /// What the game is, apart from its moves.
@@ -38,8 +38,8 @@ impl GameInfo {
         self.seats[0].player.is_some() && self.seats[0].player == self.seats[1].player
     }
 
-    pub fn is_ai(&self, seat: u8) -> bool {
-        self.seats[seat as usize % 2].ai.is_some()
+    pub fn is_ai(&self, seat: Side) -> bool {
+        self.seats[seat.index()].ai.is_some()
     }
 
     /// Whether the game was asked for as rated: it is, or it was made
@@ -51,7 +51,7 @@ impl GameInfo {
     /// Two different people, neither seat an AI: the games where a drop,
     /// a rematch offer and leaving a room mean something.
     pub fn between_people(&self) -> bool {
-        !self.hotseat() && !self.is_ai(0) && !self.is_ai(1)
+        !self.hotseat() && !self.is_ai(Side::South) && !self.is_ai(Side::North)
     }
 }
 
@@ -150,13 +150,9 @@ pub struct ReplayError {
     pub reason: String,
 }
 
-fn seat_of(player: Player) -> u8 {
-    player.index() as u8
-}
-
 fn board(position: &AnyPosition) -> Board {
     Board {
-        pits: [position.row(Player::South), position.row(Player::North)],
+        pits: [position.row(Side::South), position.row(Side::North)],
         score: position.score(),
         pits_per_side: position.pits_per_side(),
     }
@@ -169,11 +165,10 @@ fn legal(position: &AnyPosition) -> Vec<u8> {
     position.legal_moves().map(Pit::get).collect()
 }
 
-fn winner(seat: u8) -> GameResult {
-    if seat == 0 {
-        GameResult::P0
-    } else {
-        GameResult::P1
+fn winner(seat: Side) -> GameResult {
+    match seat {
+        Side::South => GameResult::P0,
+        Side::North => GameResult::P1,
     }
 }
 
@@ -222,7 +217,7 @@ impl LiveGame {
             }
             live.game.play(pit).map_err(|e| fail(e.to_string()))?;
             live.moves.push(*stored);
-            live.moved[played.seat as usize % 2] = true;
+            live.moved[played.seat.index()] = true;
             live.turn_started = Some(stored.at_ms);
             if let Some(outcome) = live.game.outcome() {
                 live.over = Some(live.outcome_over(outcome, 0, live.moved));
@@ -253,8 +248,8 @@ impl LiveGame {
         moved: [bool; 2],
     ) -> Over {
         let result = match outcome.winner {
-            Winner::Player(Player::South) => GameResult::P0,
-            Winner::Player(Player::North) => GameResult::P1,
+            Winner::Player(Side::South) => GameResult::P0,
+            Winner::Player(Side::North) => GameResult::P1,
             Winner::Draw => GameResult::Draw,
         };
         Over {
@@ -320,10 +315,11 @@ impl LiveGame {
 
     /// Every seat a player holds and still plays: both in a hotseat game,
     /// none once an AI took their seat over.
-    pub fn seats_of(&self, player: Uuid) -> Vec<u8> {
-        (0..2u8)
+    pub fn seats_of(&self, player: Uuid) -> Vec<Side> {
+        Side::BOTH
+            .into_iter()
             .filter(|&seat| {
-                let held = &self.info.seats[seat as usize];
+                let held = &self.info.seats[seat.index()];
                 held.player == Some(player) && held.ai.is_none()
             })
             .collect()
@@ -339,12 +335,12 @@ impl LiveGame {
     }
 
     /// The seat to move, if the game is on.
-    pub fn turn(&self) -> Option<u8> {
+    pub fn turn(&self) -> Option<Side> {
         let position = self.game.position();
         if self.is_over() || position.is_over() {
             None
         } else {
-            Some(seat_of(position.turn()))
+            Some(position.turn())
         }
     }
 
@@ -365,7 +361,7 @@ impl LiveGame {
         let mut banked = [initial, initial];
         for stored in &self.moves {
             if let Some(clock) = stored.clock_ms {
-                banked[stored.played.seat as usize % 2] = clock;
+                banked[stored.played.seat.index()] = clock;
             }
         }
         Some(banked)
@@ -380,7 +376,7 @@ impl LiveGame {
             .turn()
             .filter(|_| self.played() && self.turn_started.is_some());
         if let (Some(seat), Some(started)) = (running, self.turn_started) {
-            let side = &mut remaining[seat as usize];
+            let side = &mut remaining[seat.index()];
             *side = side.saturating_sub(now.saturating_sub(started));
         }
         Some(Clocks {
@@ -393,8 +389,8 @@ impl LiveGame {
     pub fn flag_fall(&self, now: u64) -> Option<Over> {
         let clocks = self.clocks(now)?;
         let seat = clocks.running?;
-        (clocks.remaining_ms[seat as usize] == 0)
-            .then(|| self.ending(winner(1 - seat), EndReason::Timeout))
+        (clocks.remaining_ms[seat.index()] == 0)
+            .then(|| self.ending(winner(seat.opponent()), EndReason::Timeout))
     }
 
     /// When the side to move began its turn (the game's creation before
@@ -425,7 +421,7 @@ impl LiveGame {
     /// What `seat` playing `pit` as ply `ply` at `now` would do.
     pub fn decide_move(
         &self,
-        seat: u8,
+        seat: Side,
         pit: u8,
         ply: u32,
         now: u64,
@@ -469,10 +465,10 @@ impl LiveGame {
         };
         let clock_ms = self
             .clocks(now)
-            .map(|clocks| clocks.remaining_ms[seat as usize] + increment);
+            .map(|clocks| clocks.remaining_ms[seat.index()] + increment);
         let version = self.version + 1;
         let mut moved = self.moved;
-        moved[seat as usize % 2] = true;
+        moved[seat.index()] = true;
         let ends = after
             .outcome()
             .map(|outcome| self.outcome_over(outcome, version + 1, moved));
@@ -497,7 +493,7 @@ impl LiveGame {
     pub fn apply(&mut self, planned: PlannedMove) -> (Moved, Option<Over>) {
         self.game = planned.after;
         self.moves.push(planned.stored);
-        self.moved[planned.stored.played.seat as usize % 2] = true;
+        self.moved[planned.stored.played.seat.index()] = true;
         self.turn_started = Some(planned.stored.at_ms);
         self.version = planned.version;
         if let Some(over) = planned.ends {
@@ -514,7 +510,7 @@ impl LiveGame {
         let next = self.turn();
         Moved {
             ply: last.map_or(0, |m| m.ply),
-            by: last.map_or(0, |m| m.seat),
+            by: last.map_or(Side::South, |m| m.seat),
             pit: last.map_or(0, |m| m.pit),
             version,
             board: board(position),
@@ -530,15 +526,15 @@ impl LiveGame {
     }
 
     /// The end a resignation by `seat` would make.
-    pub fn decide_resign(&self, seat: u8) -> Result<Over, Refusal> {
+    pub fn decide_resign(&self, seat: Side) -> Result<Over, Refusal> {
         if self.is_over() {
             return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
         }
-        Ok(self.ending(winner(1 - seat), EndReason::Resign))
+        Ok(self.ending(winner(seat.opponent()), EndReason::Resign))
     }
 
     /// The end `claimant` claims when the opponent stayed away.
-    pub fn claim(&self, claimant: u8) -> Over {
+    pub fn claim(&self, claimant: Side) -> Over {
         self.ending(winner(claimant), EndReason::Abandoned)
     }
 
@@ -549,7 +545,7 @@ impl LiveGame {
     }
 
     /// The ply an `undo` by `seats` would go back to.
-    pub fn decide_undo(&self, seats: &[u8]) -> Result<u32, Refusal> {
+    pub fn decide_undo(&self, seats: &[Side]) -> Result<u32, Refusal> {
         if self.is_over() {
             return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
         }
@@ -598,8 +594,8 @@ impl LiveGame {
     }
 
     /// An AI takes `seat`; returns the new version.
-    pub fn take_over(&mut self, seat: u8, level: &str) -> u64 {
-        self.info.seats[seat as usize % 2].ai = Some(level.to_owned());
+    pub fn take_over(&mut self, seat: Side, level: &str) -> u64 {
+        self.info.seats[seat.index()].ai = Some(level.to_owned());
         self.info.rated = false;
         self.version += 1;
         self.version
@@ -618,7 +614,7 @@ impl LiveGame {
     /// A snapshot for one receiver at `now`.
     pub fn state(
         &self,
-        you: Option<u8>,
+        you: Option<Side>,
         connected: [bool; 2],
         watchers: u32,
         countdown_ms: [Option<u64>; 2],

@@ -27,7 +27,7 @@ fn info(time_control: Option<TimeControl>) -> GameInfo {
     }
 }
 
-fn play_at(game: &mut LiveGame, seat: u8, pit: u8, now: u64) -> Moved {
+fn play_at(game: &mut LiveGame, seat: Side, pit: u8, now: u64) -> Moved {
     let ply = game.ply() + 1;
     match game.decide_move(seat, pit, ply, now).unwrap() {
         MoveDecision::Play(planned) => game.apply(*planned).0,
@@ -35,7 +35,7 @@ fn play_at(game: &mut LiveGame, seat: u8, pit: u8, now: u64) -> Moved {
     }
 }
 
-fn play(game: &mut LiveGame, seat: u8, pit: u8) -> Moved {
+fn play(game: &mut LiveGame, seat: Side, pit: u8) -> Moved {
     play_at(game, seat, pit, 2_000)
 }
 
@@ -47,20 +47,29 @@ fn stored(game: &LiveGame) -> Vec<StoredMove> {
 fn moves_are_checked_in_order_of_what_the_client_got_wrong() {
     let mut game = LiveGame::new(info(None));
     // Kalah 6x4: pit 3 sows into the store, an extra turn.
-    let moved = play(&mut game, 0, 3);
+    let moved = play(&mut game, Side::South, 3);
     assert!(moved.extra_turn);
-    assert_eq!((moved.ply, moved.version, moved.turn), (1, 1, Some(0)));
+    assert_eq!(
+        (moved.ply, moved.version, moved.turn),
+        (1, 1, Some(Side::South))
+    );
     let refuse = |game: &LiveGame, seat, pit, ply| game.decide_move(seat, pit, ply, 0).unwrap_err();
-    assert_eq!(refuse(&game, 1, 1, 2).code, ErrorCode::NotYourTurn);
-    let stale = refuse(&game, 0, 1, 5);
+    assert_eq!(
+        refuse(&game, Side::North, 1, 2).code,
+        ErrorCode::NotYourTurn
+    );
+    let stale = refuse(&game, Side::South, 1, 5);
     assert_eq!((stale.code, stale.resync), (ErrorCode::StalePly, true));
-    assert_eq!(refuse(&game, 0, 3, 2).code, ErrorCode::EmptyPit);
-    assert_eq!(refuse(&game, 0, 7, 2).code, ErrorCode::PitOutOfRange);
+    assert_eq!(refuse(&game, Side::South, 3, 2).code, ErrorCode::EmptyPit);
+    assert_eq!(
+        refuse(&game, Side::South, 7, 2).code,
+        ErrorCode::PitOutOfRange
+    );
     assert!(matches!(
-        game.decide_move(0, 3, 1, 0),
+        game.decide_move(Side::South, 3, 1, 0),
         Ok(MoveDecision::Duplicate { ply: 1 })
     ));
-    assert_eq!(refuse(&game, 0, 4, 1).code, ErrorCode::StalePly);
+    assert_eq!(refuse(&game, Side::South, 4, 1).code, ErrorCode::StalePly);
 }
 
 #[test]
@@ -93,11 +102,11 @@ fn a_replayed_game_equals_the_one_played() {
     .unwrap();
     assert_eq!(replayed.over(), Some(&over));
     assert_eq!(
-        replayed.state(Some(0), [true; 2], 3, [None; 2], now),
-        game.state(Some(0), [true; 2], 3, [None; 2], now)
+        replayed.state(Some(Side::South), [true; 2], 3, [None; 2], now),
+        game.state(Some(Side::South), [true; 2], 3, [None; 2], now)
     );
     assert_eq!(
-        game.decide_move(0, 1, game.ply() + 1, now)
+        game.decide_move(Side::South, 1, game.ply() + 1, now)
             .unwrap_err()
             .code,
         ErrorCode::GameOver
@@ -113,7 +122,7 @@ fn clocks_run_once_each_side_has_moved_and_flags_fall() {
     // Before the first moves no clock runs, and none falls.
     assert_eq!(game.clocks(50_000).unwrap().running, None);
     assert_eq!(game.flag_fall(50_000), None);
-    let moved = play_at(&mut game, 0, 1, 2_000);
+    let moved = play_at(&mut game, Side::South, 1, 2_000);
     let clocks = moved.clocks.unwrap();
     assert_eq!(
         (clocks.remaining_ms, clocks.running),
@@ -122,14 +131,14 @@ fn clocks_run_once_each_side_has_moved_and_flags_fall() {
     // North's first move takes 40 s: still no clock (the first-move
     // window governs it); now South's clock runs.
     assert_eq!(game.flag_fall(41_000), None);
-    let moved = play_at(&mut game, 1, 1, 42_000);
+    let moved = play_at(&mut game, Side::North, 1, 42_000);
     let clocks = moved.clocks.unwrap();
     assert_eq!(
         (clocks.remaining_ms, clocks.running),
-        ([10_000, 10_000], Some(0))
+        ([10_000, 10_000], Some(Side::South))
     );
     // South thinks 3 s: 7 s left, plus the increment.
-    let moved = play_at(&mut game, 0, 3, 45_000);
+    let moved = play_at(&mut game, Side::South, 3, 45_000);
     assert_eq!(moved.clocks.unwrap().remaining_ms, [8_000, 10_000]);
     // North lets 10 s pass: the flag falls, South wins, rated.
     assert_eq!(game.flag_fall(54_999), None);
@@ -155,7 +164,7 @@ fn a_side_that_never_moves_in_its_window_aborts_the_game() {
     );
     // South moves at 20 s; North's window runs from then, and North's
     // five-minute clock never starts: North cannot lose on time.
-    play_at(&mut game, 0, 1, 20_000);
+    play_at(&mut game, Side::South, 1, 20_000);
     assert_eq!(game.first_move_missed(49_999, 30_000), None);
     assert_eq!(game.flag_fall(400_000), None);
     let over = game.first_move_missed(50_000, 30_000).unwrap();
@@ -164,7 +173,7 @@ fn a_side_that_never_moves_in_its_window_aborts_the_game() {
         (GameResult::Aborted, EndReason::NoStart)
     );
     // Once North has moved, the window is over for good.
-    play_at(&mut game, 1, 1, 45_000);
+    play_at(&mut game, Side::North, 1, 45_000);
     assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
 }
 
@@ -172,8 +181,8 @@ fn a_side_that_never_moves_in_its_window_aborts_the_game() {
 fn an_extra_turn_before_the_opponents_first_move_is_in_the_window_too() {
     let mut game = LiveGame::new(info(None));
     // Kalah pit 3 from the start: an extra turn for South.
-    play_at(&mut game, 0, 3, 5_000);
-    assert_eq!(game.turn(), Some(0));
+    play_at(&mut game, Side::South, 3, 5_000);
+    assert_eq!(game.turn(), Some(Side::South));
     assert_eq!(game.first_move_missed(34_999, 30_000), None);
     assert!(game.first_move_missed(35_000, 30_000).is_some());
 }
@@ -181,24 +190,30 @@ fn an_extra_turn_before_the_opponents_first_move_is_in_the_window_too() {
 #[test]
 fn ends_before_each_side_has_moved_are_aborts() {
     let game = LiveGame::new(info(None));
-    let resigned = game.decide_resign(0).unwrap();
+    let resigned = game.decide_resign(Side::South).unwrap();
     assert_eq!(
         (resigned.result, resigned.reason),
         (GameResult::Aborted, EndReason::Resign)
     );
     let mut game = LiveGame::new(info(None));
-    play(&mut game, 0, 1);
+    play(&mut game, Side::South, 1);
     // North never moved: North's resignation, or South's claim against
     // North, ends nothing but the game.
-    assert_eq!(game.decide_resign(1).unwrap().result, GameResult::Aborted);
-    let claimed = game.claim(0);
+    assert_eq!(
+        game.decide_resign(Side::North).unwrap().result,
+        GameResult::Aborted
+    );
+    let claimed = game.claim(Side::South);
     assert_eq!(
         (claimed.result, claimed.reason),
         (GameResult::Aborted, EndReason::Abandoned)
     );
-    play(&mut game, 1, 1);
-    assert_eq!(game.decide_resign(1).unwrap().result, GameResult::P0);
-    assert_eq!(game.claim(0).result, GameResult::P0);
+    play(&mut game, Side::North, 1);
+    assert_eq!(
+        game.decide_resign(Side::North).unwrap().result,
+        GameResult::P0
+    );
+    assert_eq!(game.claim(Side::South).result, GameResult::P0);
 }
 
 #[test]
@@ -207,26 +222,32 @@ fn undo_against_the_ai_takes_back_the_humans_move_and_the_replies() {
     against_ai.against_ai = true;
     against_ai.seats[1].ai = Some("advanced".into());
     let mut game = LiveGame::new(against_ai);
-    play(&mut game, 0, 1); // human
-    play(&mut game, 1, 3); // AI: an extra turn
-    play(&mut game, 1, 1); // AI again
-    assert_eq!(game.decide_undo(&[0]), Ok(0));
+    play(&mut game, Side::South, 1); // human
+    play(&mut game, Side::North, 3); // AI: an extra turn
+    play(&mut game, Side::North, 1); // AI again
+    assert_eq!(game.decide_undo(&[Side::South]), Ok(0));
     let undone = game.apply_undo(0, 5_000);
-    assert_eq!((undone.ply, undone.turn, undone.version), (0, Some(0), 4));
+    assert_eq!(
+        (undone.ply, undone.turn, undone.version),
+        (0, Some(Side::South), 4)
+    );
     assert_eq!(undone.board.pits, [[4; 6], [4; 6]]);
     // Taken back to the start, it is still a game that was played: no
     // first-move window aborts it, and its ends keep their result.
     assert!(game.played());
     assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
-    assert_eq!(game.decide_resign(0).unwrap().result, GameResult::P1);
     assert_eq!(
-        game.decide_undo(&[0]).unwrap_err().code,
+        game.decide_resign(Side::South).unwrap().result,
+        GameResult::P1
+    );
+    assert_eq!(
+        game.decide_undo(&[Side::South]).unwrap_err().code,
         ErrorCode::NotAllowed
     );
     // Between two players there is no undo.
     let human = LiveGame::new(info(None));
     assert_eq!(
-        human.decide_undo(&[0]).unwrap_err().code,
+        human.decide_undo(&[Side::South]).unwrap_err().code,
         ErrorCode::NotAllowed
     );
 }
@@ -236,27 +257,30 @@ fn hotseat_undo_takes_back_one_move() {
     let mut hotseat = info(None);
     hotseat.seats[1].player = hotseat.seats[0].player;
     let mut game = LiveGame::new(hotseat);
-    play(&mut game, 0, 1);
-    play(&mut game, 1, 2);
-    assert_eq!(game.decide_undo(&[0, 1]), Ok(1));
+    play(&mut game, Side::South, 1);
+    play(&mut game, Side::North, 2);
+    assert_eq!(game.decide_undo(&[Side::South, Side::North]), Ok(1));
     let undone = game.apply_undo(1, 3_000);
-    assert_eq!((undone.ply, undone.turn), (1, Some(1)));
+    assert_eq!((undone.ply, undone.turn), (1, Some(Side::North)));
     assert_eq!(undone.last_move.unwrap().pit, 1);
 }
 
 #[test]
 fn resigning_and_claiming_end_the_game() {
     let mut game = LiveGame::new(info(None));
-    play(&mut game, 0, 1);
-    play(&mut game, 1, 1);
-    let over = game.decide_resign(1).unwrap();
+    play(&mut game, Side::South, 1);
+    play(&mut game, Side::North, 1);
+    let over = game.decide_resign(Side::North).unwrap();
     assert_eq!(
         (over.result, over.reason, over.version),
         (GameResult::P0, EndReason::Resign, 3)
     );
     game.finish(over);
     assert_eq!(game.turn(), None);
-    assert_eq!(game.decide_resign(0).unwrap_err().code, ErrorCode::GameOver);
+    assert_eq!(
+        game.decide_resign(Side::South).unwrap_err().code,
+        ErrorCode::GameOver
+    );
     let replayed = LiveGame::replay(
         game.info().clone(),
         &stored(&game),
@@ -313,9 +337,9 @@ fn a_replaced_player_holds_no_seat() {
     ranked.rated = true;
     let north = ranked.seats[1].player.unwrap();
     let mut game = LiveGame::new(ranked);
-    assert_eq!(game.seats_of(north), [1]);
+    assert_eq!(game.seats_of(north), [Side::North]);
     assert!(!game.replaced(north));
-    game.take_over(1, "advanced");
+    game.take_over(Side::North, "advanced");
     assert!(game.seats_of(north).is_empty());
     assert!(game.replaced(north));
     assert!(!game.replaced(game.info().seats[0].player.unwrap()));
@@ -326,9 +350,9 @@ fn a_takeover_makes_the_game_casual() {
     let mut ranked = info(None);
     ranked.rated = true;
     let mut game = LiveGame::new(ranked);
-    assert_eq!(game.take_over(1, "advanced"), 1);
+    assert_eq!(game.take_over(Side::North, "advanced"), 1);
     assert!(!game.info().rated);
-    assert!(game.info().is_ai(1));
+    assert!(game.info().is_ai(Side::North));
 }
 
 #[test]
@@ -337,7 +361,7 @@ fn corrupt_rows_do_not_replay() {
     let bad = [StoredMove {
         played: PlayedMove {
             ply: 1,
-            seat: 1,
+            seat: Side::North,
             pit: 1,
         },
         clock_ms: None,
