@@ -37,7 +37,7 @@ pub struct PoolSettings {
 }
 
 /// The share of its node budget a search gets after waiting long.
-pub const REDUCED_SHARE: u64 = 8;
+pub(crate) const REDUCED_SHARE: u64 = 8;
 
 /// Which engines can serve a search: the same rules and the same level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

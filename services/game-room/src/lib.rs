@@ -4,15 +4,15 @@
 //! can host any game (under a Redis lease) and anyone can watch from any
 //! instance (events relayed through Redis pub/sub).
 
-pub mod ai;
+pub(crate) mod ai;
 pub mod app;
 pub mod config;
 pub mod game;
-pub mod hub;
+pub(crate) mod hub;
 pub mod openapi;
-pub mod routes;
-pub mod store;
-pub mod ws;
+pub(crate) mod routes;
+pub(crate) mod store;
+pub(crate) mod ws;
 
 pub use app::{Application, GameRoom};
 pub use config::GameRoomSettings;

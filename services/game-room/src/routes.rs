@@ -21,7 +21,7 @@ use crate::ws;
 
 /// Mounts the routes. `/v1/games/live` and `/featured` come before
 /// `/v1/games/{id}`, which would otherwise take them.
-pub fn configure(config: &mut web::ServiceConfig) {
+pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/internal/v1/games", Method::POST, create_game)
         .api_route("/v1/games/live", Method::GET, live_games)
@@ -34,7 +34,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
 
 /// The token other services present on `/internal/v1/*`.
 #[derive(Clone)]
-pub struct InternalToken(pub SecretString);
+pub(crate) struct InternalToken(pub SecretString);
 
 /// A caller holding the service token. As an extractor ahead of the body,
 /// it refuses strangers before their body is read, so they learn nothing

@@ -3,17 +3,17 @@
 //! queues and the AI fallback, games against the AI and on one device,
 //! friend invites, and lobby stats.
 
-pub mod accounts;
+pub(crate) mod accounts;
 pub mod app;
 pub mod config;
-pub mod gameroom;
-pub mod games;
-pub mod invites;
-pub mod limits;
-pub mod lobby;
+pub(crate) mod gameroom;
+pub(crate) mod games;
+pub(crate) mod invites;
+pub(crate) mod limits;
+pub(crate) mod lobby;
 pub mod openapi;
 pub mod queue;
-pub mod ratings;
+pub(crate) mod ratings;
 
 pub use app::{Application, Matchmaking};
 pub use config::{AccountSettings, MatchSettings};

@@ -41,7 +41,7 @@ async fn count_made(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
 }
 
 /// Before a game against the AI or on one device.
-pub async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+pub(crate) async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.active_casual_games;
     let since = deps.clock.now_utc() - ACTIVE;
     let going = sqlx::query_scalar!(
@@ -64,7 +64,7 @@ pub async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiEr
 }
 
 /// Before an invite.
-pub async fn new_invite(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+pub(crate) async fn new_invite(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.open_invites;
     let now = deps.clock.now_utc();
     let waiting = sqlx::query_scalar!(

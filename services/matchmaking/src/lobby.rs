@@ -29,7 +29,7 @@ const PER_SECOND: u32 = 5;
 use mancala_proto::bus::names::{ONLINE, PLAYING};
 
 /// Counts a player online until `until` (clock ms).
-pub async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
+pub(crate) async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
     let marked: Result<(), _> = redis
         .connection()
         .zadd(redis.key(ONLINE), player.to_string(), until)
@@ -41,7 +41,7 @@ pub async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
 
 /// The figures of the lobby, from Redis: right across instances, and with
 /// no drift when one dies (every entry expires unless refreshed).
-pub async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
+pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
     let now = deps.clock.now_millis() as f64;
     let connection = deps.redis.connection();
     let count = |key: String| {
@@ -64,7 +64,7 @@ pub async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
     })
 }
 
-pub async fn lobby(
+pub(crate) async fn lobby(
     request: HttpRequest,
     body: web::Payload,
     deps: web::Data<QueueDeps>,

@@ -7,7 +7,7 @@ pub mod config;
 pub mod glicko;
 pub mod leaderboard;
 pub mod openapi;
-pub mod routes;
+pub(crate) mod routes;
 pub mod worker;
 
 pub use app::{Application, RatingService};

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::leaderboard::{self, VARIANTS};
 use crate::worker::Rater;
 
-pub fn configure(config: &mut web::ServiceConfig) {
+pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/v1/leaderboard/{variant}/me", Method::GET, my_rank)
         .api_route("/v1/leaderboard/{variant}", Method::GET, board)

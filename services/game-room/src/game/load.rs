@@ -19,7 +19,7 @@ pub enum LoadError {
 }
 
 /// The game as stored, or `None` when there is no such game.
-pub async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadError> {
+pub(crate) async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadError> {
     let Some(row) = store::game(postgres, id).await? else {
         return Ok(None);
     };

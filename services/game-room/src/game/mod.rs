@@ -4,12 +4,12 @@
 //! "Room" always means a friend room: a series of games between two
 //! friends.
 
-pub mod host;
+pub(crate) mod host;
 pub mod hosted;
-pub mod live;
-pub mod load;
-pub mod ranked;
-pub mod rematch;
+pub(crate) mod live;
+pub(crate) mod load;
+pub(crate) mod ranked;
+pub(crate) mod rematch;
 
 pub use host::{GameHandle, Joined};
 pub use hosted::{HostError, HostedGames};

@@ -14,15 +14,15 @@ use crate::store::{self, NewSeat};
 /// Rated games between the same two players that count within a day, by
 /// default (`APP_RATED_PAIR_LIMIT`). Lichess-like: enough for a real
 /// series between friends, too few to farm from a willing partner.
-pub const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
+pub(crate) const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
 
 /// The window the pair limit counts over.
-pub const RATED_PAIR_WINDOW: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const RATED_PAIR_WINDOW: Duration = Duration::from_secs(24 * 3600);
 
 /// Whether a game asked for as `rated` between these seats is made rated,
 /// and why not when it is not: beyond `limit` rated games between its two
 /// players in the last 24 hours (aborted ones do not count), it is casual.
-pub async fn decide(
+pub(crate) async fn decide(
     connection: &mut PgConnection,
     rated: bool,
     seats: &[NewSeat; 2],

@@ -15,12 +15,12 @@ use super::ranked;
 use crate::store::{self, NewGame, NewSeat};
 
 /// Whether a rematch needs both players to ask.
-pub fn needs_agreement(info: &GameInfo) -> bool {
+pub(crate) fn needs_agreement(info: &GameInfo) -> bool {
     info.between_people() && (info.room.is_none() || info.asked_rated())
 }
 
 /// The message that sends both players to the next game.
-pub fn started(next: Uuid) -> ServerMessage {
+pub(crate) fn started(next: Uuid) -> ServerMessage {
     ServerMessage::Rematch {
         game_id: next,
         play_path: format!("/v1/games/{next}/play"),
@@ -31,7 +31,7 @@ pub fn started(next: Uuid) -> ServerMessage {
 /// one already made if another request won), or `None` when its room has
 /// closed. A rated game's rematch is rated unless the pair has had its
 /// rated games of the day (`pair_limit`).
-pub async fn create(
+pub(crate) async fn create(
     postgres: &PgPool,
     info: &GameInfo,
     now: OffsetDateTime,

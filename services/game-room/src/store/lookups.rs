@@ -5,7 +5,7 @@ use super::*;
 
 /// How many games between two players, made since `since`, may still count
 /// for rating: rated ones that were not aborted (live ones included).
-pub async fn rated_games_between(
+pub(crate) async fn rated_games_between(
     connection: &mut PgConnection,
     a: Uuid,
     b: Uuid,
@@ -26,7 +26,7 @@ pub async fn rated_games_between(
 
 /// What a player is to a stored game, before anything wakes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeatCheck {
+pub(crate) enum SeatCheck {
     /// They hold a seat they still play.
     Seated,
     /// An AI took over their seat: they may watch.
@@ -38,7 +38,7 @@ pub enum SeatCheck {
 /// Whether `player` holds a seat in `game` (`None`: no such game). Read
 /// before a play socket hosts the game, so that a stranger's socket takes
 /// no lease, bumps no epoch and starts no clock or AI.
-pub async fn seat_check(
+pub(crate) async fn seat_check(
     pool: &PgPool,
     game: Uuid,
     player: Uuid,
@@ -68,7 +68,7 @@ pub async fn seat_check(
 }
 
 /// Whether every id is a player.
-pub async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Error> {
+pub(crate) async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Error> {
     let found = sqlx::query_scalar!(
         r#"SELECT count(*) AS "count!" FROM players WHERE id = ANY($1)"#,
         ids,
@@ -82,7 +82,7 @@ pub async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Er
 }
 
 /// A game's moves in order, with their clocks and times.
-pub async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
+pub(crate) async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT ply, seat, pit, clock_ms, played_at
            FROM game_moves WHERE game_id = $1 ORDER BY ply"#,

@@ -8,9 +8,9 @@ mod lookups;
 mod rooms;
 mod writes;
 
-pub use lookups::*;
-pub use rooms::*;
-pub use writes::*;
+pub(crate) use lookups::*;
+pub(crate) use rooms::*;
+pub(crate) use writes::*;
 
 use mancala_platform::clock::{millis_of, timestamp};
 use mancala_proto::VariantSpec;
@@ -30,7 +30,7 @@ use crate::game::live::StoredMove;
 /// stored text and JSON arrive as their types (a value this code never
 /// writes fails the read).
 #[derive(Clone, Debug)]
-pub struct GameRow {
+pub(crate) struct GameRow {
     pub id: Uuid,
     pub variant: Json<VariantSpec>,
     pub rated: bool,
@@ -98,11 +98,11 @@ macro_rules! select_game_rows {
 }
 
 impl GameRow {
-    pub fn variant(&self) -> VariantSpec {
+    pub(crate) fn variant(&self) -> VariantSpec {
         self.variant.0
     }
 
-    pub fn seats(&self) -> [SeatInfo; 2] {
+    pub(crate) fn seats(&self) -> [SeatInfo; 2] {
         [
             SeatInfo {
                 player: self.seat0_player,
@@ -125,7 +125,7 @@ impl GameRow {
         ]
     }
 
-    pub fn time_control(&self) -> Option<TimeControl> {
+    pub(crate) fn time_control(&self) -> Option<TimeControl> {
         Some(TimeControl {
             initial_secs: (self.clock_initial_ms? / 1000) as u32,
             increment_secs: (self.clock_increment_ms? / 1000) as u32,
@@ -133,20 +133,20 @@ impl GameRow {
     }
 
     /// Created against the AI (not an AI that took over later).
-    pub fn against_ai(&self) -> bool {
+    pub(crate) fn against_ai(&self) -> bool {
         self.seat0_ai.is_some() || self.seat1_ai.is_some()
     }
 
     /// Which seats ever moved.
-    pub fn moved(&self) -> [bool; 2] {
+    pub(crate) fn moved(&self) -> [bool; 2] {
         [self.moved & 1 != 0, self.moved & 2 != 0]
     }
 
-    pub fn score(&self) -> Option<[u8; 2]> {
+    pub(crate) fn score(&self) -> Option<[u8; 2]> {
         Some([self.score0? as u8, self.score1? as u8])
     }
 
-    pub fn summary(&self) -> GameSummary {
+    pub(crate) fn summary(&self) -> GameSummary {
         GameSummary {
             id: self.id,
             variant: self.variant(),
@@ -162,7 +162,7 @@ impl GameRow {
     }
 
     /// The keyset cursor after this row, for history pages.
-    pub fn cursor(&self) -> String {
+    pub(crate) fn cursor(&self) -> String {
         let micros = self.created.unix_timestamp_nanos() / 1000;
         format!("{micros}_{}", self.id)
     }
@@ -175,7 +175,7 @@ const LAST_CURSOR_MICROS: i64 = 253_402_300_799_999_999;
 
 /// Parses a history cursor made by [`GameRow::cursor`]; `None` for one no
 /// game could have made.
-pub fn parse_cursor(text: &str) -> Option<(OffsetDateTime, Uuid)> {
+pub(crate) fn parse_cursor(text: &str) -> Option<(OffsetDateTime, Uuid)> {
     let (micros, id) = text.split_once('_')?;
     let micros: i64 = micros.parse().ok()?;
     if !(0..=LAST_CURSOR_MICROS).contains(&micros) {
@@ -186,14 +186,14 @@ pub fn parse_cursor(text: &str) -> Option<(OffsetDateTime, Uuid)> {
 }
 
 /// A game row with its seats' names.
-pub async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Error> {
+pub(crate) async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Error> {
     select_game_rows!("WHERE g.id = $1", id)
         .fetch_optional(pool)
         .await
 }
 
 /// A player's games, newest first, before a cursor.
-pub async fn history(
+pub(crate) async fn history(
     pool: &PgPool,
     player: Uuid,
     variant: Option<&str>,
@@ -219,7 +219,7 @@ pub async fn history(
 }
 
 /// Live games, highest rated first (casual games count as unrated, 0).
-pub async fn live(
+pub(crate) async fn live(
     pool: &PgPool,
     variant: Option<&str>,
     limit: i64,

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Opens a friend room that closes at `expires_at` at the latest.
-pub async fn insert_room(
+pub(crate) async fn insert_room(
     connection: &mut PgConnection,
     id: Uuid,
     now: OffsetDateTime,
@@ -22,7 +22,7 @@ pub async fn insert_room(
 }
 
 /// Marks a room as empty since `since`, or occupied (`None`).
-pub async fn set_room_idle(
+pub(crate) async fn set_room_idle(
     pool: &PgPool,
     room: Uuid,
     since: Option<OffsetDateTime>,
@@ -39,7 +39,7 @@ pub async fn set_room_idle(
 
 /// Closes rooms past their 24 hours or empty since `idle_before`, aborting
 /// their unfinished games; returns those games.
-pub async fn close_expired_rooms(
+pub(crate) async fn close_expired_rooms(
     pool: &PgPool,
     now: OffsetDateTime,
     idle_before: OffsetDateTime,
@@ -68,7 +68,7 @@ pub async fn close_expired_rooms(
 /// time, but one that nobody hosts (an AI game whose tab closed at once, a
 /// ranked game both players left after one move) has no host to do it, and
 /// would sit in the live lists for ever.
-pub async fn abort_unstarted(
+pub(crate) async fn abort_unstarted(
     pool: &PgPool,
     now: OffsetDateTime,
     turn_before: OffsetDateTime,
@@ -88,7 +88,7 @@ pub async fn abort_unstarted(
 
 /// A player leaves a friend room for good: it closes, and remembers who
 /// left. False when it had closed already.
-pub async fn leave_room(
+pub(crate) async fn leave_room(
     pool: &PgPool,
     room: Uuid,
     player: Uuid,
@@ -107,7 +107,7 @@ pub async fn leave_room(
 }
 
 /// When a room closes (at the latest), and whether it has.
-pub async fn room_deadline(
+pub(crate) async fn room_deadline(
     pool: &PgPool,
     room: Uuid,
 ) -> Result<Option<(OffsetDateTime, bool)>, sqlx::Error> {

@@ -6,7 +6,7 @@ use super::*;
 
 /// A seat as stored: a player or an AI level, and the rating snapshot.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NewSeat {
+pub(crate) struct NewSeat {
     pub player: Option<Uuid>,
     pub ai: Option<String>,
     pub rating: Option<f64>,
@@ -15,7 +15,7 @@ pub struct NewSeat {
 
 /// A game to create.
 #[derive(Clone, Debug)]
-pub struct NewGame {
+pub(crate) struct NewGame {
     pub id: Uuid,
     pub variant: serde_json::Value,
     pub seats: [NewSeat; 2],
@@ -27,7 +27,7 @@ pub struct NewGame {
 }
 
 /// Creates a live game.
-pub async fn insert_game(
+pub(crate) async fn insert_game(
     connection: &mut PgConnection,
     game: &NewGame,
     now: OffsetDateTime,
@@ -65,7 +65,7 @@ pub async fn insert_game(
 
 /// Takes a game over as its new host: raises its epoch and returns it.
 /// Every later write names this epoch, so the previous host's fail.
-pub async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
+pub(crate) async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar!(
         "UPDATE games SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch",
         id,
@@ -78,7 +78,7 @@ pub async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::E
 /// `epoch`: a second writer for the same ply, or a host that lost the game,
 /// fails (on the count or the epoch, or on the key). One statement, so
 /// outside a transaction it commits (durably) by itself: one round trip.
-pub async fn append_move(
+pub(crate) async fn append_move(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
@@ -112,7 +112,7 @@ pub async fn append_move(
 /// Ends a live game held under `epoch` with its result and, when rated,
 /// its outbox row for the rating service, in the caller's transaction.
 /// False if it was not live or not held.
-pub async fn finish_game(
+pub(crate) async fn finish_game(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
@@ -158,7 +158,7 @@ pub async fn finish_game(
 
 /// Takes moves back to `ply` at `now` (the side to move starts its
 /// turn then), in the caller's transaction.
-pub async fn undo(
+pub(crate) async fn undo(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
@@ -191,7 +191,7 @@ pub async fn undo(
 }
 
 /// An AI takes an absent player's seat; the game becomes casual.
-pub async fn take_over(
+pub(crate) async fn take_over(
     connection: &mut PgConnection,
     game: Uuid,
     epoch: i64,
@@ -217,7 +217,7 @@ pub async fn take_over(
 
 /// Links a finished game to its rematch, once: the id already linked if
 /// another request won.
-pub async fn link_rematch(
+pub(crate) async fn link_rematch(
     connection: &mut PgConnection,
     game: Uuid,
     next: Uuid,

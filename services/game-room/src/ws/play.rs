@@ -19,7 +19,7 @@ use crate::game::{GameHandle, HostError, HostedGames, Joined};
 use crate::store::{self, SeatCheck};
 use mancala_platform::sockets::{self, SocketSlot};
 
-pub async fn play(
+pub(crate) async fn play(
     request: HttpRequest,
     body: web::Payload,
     game: web::Path<Uuid>,

@@ -8,16 +8,16 @@ use mancala_proto::ClientMessage;
 
 use crate::config::GameRoomSettings;
 
-pub use mancala_platform::socket::Inbound as Frame;
+pub(crate) use mancala_platform::socket::Inbound as Frame;
 
 /// A play or watch socket: clients send [`ClientMessage`]s.
-pub type Socket = mancala_platform::socket::Socket<ClientMessage>;
+pub(crate) type Socket = mancala_platform::socket::Socket<ClientMessage>;
 
 /// What a game socket's client did.
-pub type Inbound = Frame<ClientMessage>;
+pub(crate) type Inbound = Frame<ClientMessage>;
 
 /// Opens a game socket with game-room's limits.
-pub fn open(
+pub(crate) fn open(
     session: actix_ws::Session,
     stream: actix_ws::MessageStream,
     settings: &GameRoomSettings,
@@ -35,6 +35,6 @@ fn limits(settings: &GameRoomSettings) -> SocketLimits {
 }
 
 /// Whether a browser on `Origin` may open a socket (see the platform's).
-pub fn origin_allowed(request: &HttpRequest, settings: &GameRoomSettings) -> bool {
+pub(crate) fn origin_allowed(request: &HttpRequest, settings: &GameRoomSettings) -> bool {
     mancala_platform::http::origin_allowed(request, &settings.sockets.allowed_origins)
 }

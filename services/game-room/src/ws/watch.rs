@@ -18,7 +18,7 @@ use super::socket::{Inbound, Socket, origin_allowed};
 use crate::game::HostedGames;
 use crate::game::host::Deps;
 
-pub async fn watch(
+pub(crate) async fn watch(
     request: HttpRequest,
     body: web::Payload,
     game: web::Path<Uuid>,
@@ -41,7 +41,7 @@ pub async fn watch(
 /// Who watches: anyone, or a player whose seat an AI took over (on their
 /// play socket). Only what they are told when they try to act differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Watcher {
+pub(crate) enum Watcher {
     Anyone,
     Replaced,
 }
@@ -79,7 +79,7 @@ fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
 }
 
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
-pub async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
+pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
     // Subscribe before reading the snapshot, so nothing falls between.
     let mut subscription = deps.hub.subscribe(game).await;
     let mut version = match snapshot(&deps, game, 0).await {

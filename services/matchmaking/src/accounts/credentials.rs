@@ -6,16 +6,16 @@ use mancala_platform::{ExposeSecret, SecretString};
 /// ignores case (the database's index on `lower(username)`), but the
 /// player's own spelling is kept for display.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Username(String);
+pub(crate) struct Username(String);
 
 /// A valid password: 8 to 128 characters. Kept secret.
 #[derive(Debug)]
-pub struct Password(SecretString);
+pub(crate) struct Password(SecretString);
 
 /// Why a username or password was refused: the message goes to the client
 /// with code `invalid_input`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CredentialError {
+pub(crate) enum CredentialError {
     #[error("usernames are 3 to 20 characters")]
     UsernameLength,
     #[error("usernames use only letters, digits, '_' and '-'")]
@@ -25,7 +25,7 @@ pub enum CredentialError {
 }
 
 impl Username {
-    pub fn parse(text: &str) -> Result<Username, CredentialError> {
+    pub(crate) fn parse(text: &str) -> Result<Username, CredentialError> {
         if !(3..=20).contains(&text.chars().count()) {
             return Err(CredentialError::UsernameLength);
         }
@@ -38,7 +38,7 @@ impl Username {
         Ok(Username(text.to_owned()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -46,14 +46,14 @@ impl Username {
 impl Password {
     /// Length counts characters, not bytes, so that any script gets the
     /// same rule.
-    pub fn parse(text: SecretString) -> Result<Password, CredentialError> {
+    pub(crate) fn parse(text: SecretString) -> Result<Password, CredentialError> {
         if !(8..=128).contains(&text.expose_secret().chars().count()) {
             return Err(CredentialError::PasswordLength);
         }
         Ok(Password(text))
     }
 
-    pub fn secret(&self) -> &SecretString {
+    pub(crate) fn secret(&self) -> &SecretString {
         &self.0
     }
 }

@@ -4,11 +4,11 @@
 //! it is valid, so the rest of the code never checks again. `routes` is
 //! the HTTP edge, `service` the domain, `store` the SQL.
 
-pub mod credentials;
-pub mod names;
-pub mod refresh;
-pub mod routes;
-pub mod service;
-pub mod store;
+pub(crate) mod credentials;
+pub(crate) mod names;
+pub(crate) mod refresh;
+pub(crate) mod routes;
+pub(crate) mod service;
+pub(crate) mod store;
 
-pub use service::Accounts;
+pub(crate) use service::Accounts;

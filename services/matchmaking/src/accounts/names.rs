@@ -19,7 +19,7 @@ const ANIMALS: [&str; 32] = [
 
 /// The guest name for `draw`: 32 adjectives x 32 animals x 1000 numbers,
 /// about 1M names, of which the low bits of `draw` pick one.
-pub fn guest_name(draw: u64) -> String {
+pub(crate) fn guest_name(draw: u64) -> String {
     let adjective = ADJECTIVES[(draw % 32) as usize];
     let animal = ANIMALS[(draw / 32 % 32) as usize];
     let number = draw / 1024 % 1000;

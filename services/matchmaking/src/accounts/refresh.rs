@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 /// A refresh token as given to the client.
 #[derive(Clone, PartialEq, Eq)]
-pub struct RefreshToken(String);
+pub(crate) struct RefreshToken(String);
 
 impl std::fmt::Debug for RefreshToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -18,24 +18,24 @@ impl std::fmt::Debug for RefreshToken {
 
 impl RefreshToken {
     /// A token from 32 random bytes the caller drew from the OS generator.
-    pub fn from_random(bytes: [u8; 32]) -> RefreshToken {
+    pub(crate) fn from_random(bytes: [u8; 32]) -> RefreshToken {
         RefreshToken(URL_SAFE_NO_PAD.encode(bytes))
     }
 
     /// A token the client presented; anything that is not 32 bytes of
     /// base64url cannot be one of ours.
-    pub fn parse(text: &str) -> Option<RefreshToken> {
+    pub(crate) fn parse(text: &str) -> Option<RefreshToken> {
         let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
         (bytes.len() == 32).then(|| RefreshToken(text.to_owned()))
     }
 
     /// What the client receives.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// What the database stores and looks up.
-    pub fn digest(&self) -> [u8; 32] {
+    pub(crate) fn digest(&self) -> [u8; 32] {
         Sha256::digest(self.0.as_bytes()).into()
     }
 }

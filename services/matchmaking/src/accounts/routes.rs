@@ -9,7 +9,7 @@ use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
 use super::service::Accounts;
 
 /// Mounts `/v1/auth/*` and `/v1/me`.
-pub fn configure(config: &mut web::ServiceConfig) {
+pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/v1/auth/guest", Method::POST, guest)
         .api_route("/v1/auth/register", Method::POST, register)

@@ -25,7 +25,7 @@ const NAME_ATTEMPTS: u32 = 8;
 
 /// Everything the accounts endpoints need; cheap to clone.
 #[derive(Clone)]
-pub struct Accounts {
+pub(crate) struct Accounts {
     postgres: PgPool,
     redis: Redis,
     signer: Arc<TokenSigner>,
@@ -41,7 +41,7 @@ pub struct Accounts {
 
 impl Accounts {
     /// Builds the domain. Hashes a decoy password once (tens of ms).
-    pub fn new(
+    pub(crate) fn new(
         postgres: PgPool,
         redis: Redis,
         signer: TokenSigner,
@@ -63,7 +63,7 @@ impl Accounts {
         })
     }
 
-    pub fn settings(&self) -> &AccountSettings {
+    pub(crate) fn settings(&self) -> &AccountSettings {
         &self.settings
     }
 
@@ -93,7 +93,7 @@ impl Accounts {
     }
 
     /// `POST /v1/auth/guest`: a new player with a friendly unique name.
-    pub async fn guest(&self, client_ip: &str) -> Result<Session, ApiError> {
+    pub(crate) async fn guest(&self, client_ip: &str) -> Result<Session, ApiError> {
         self.count("signup", client_ip, self.settings.signups_per_ip)
             .await?;
         let (_, now) = self.now();
@@ -128,7 +128,7 @@ impl Accounts {
 
     /// `POST /v1/auth/register`: upgrades the calling guest, keeping their
     /// id, or creates a registered player when nobody is signed in.
-    pub async fn register(
+    pub(crate) async fn register(
         &self,
         caller: Option<Uuid>,
         credentials: Credentials,
@@ -198,7 +198,7 @@ impl Accounts {
     }
 
     /// `POST /v1/auth/login`.
-    pub async fn login(
+    pub(crate) async fn login(
         &self,
         credentials: Credentials,
         client_ip: &str,
@@ -252,7 +252,7 @@ impl Accounts {
     /// `POST /v1/auth/refresh`: exchanges a refresh token, once, for a new
     /// session in the same family. A second use of a token means someone
     /// else has a copy: the whole family is revoked.
-    pub async fn refresh(&self, presented: &str) -> Result<Session, ApiError> {
+    pub(crate) async fn refresh(&self, presented: &str) -> Result<Session, ApiError> {
         let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the refresh token is not valid");
         let token = RefreshToken::parse(presented).ok_or_else(invalid)?;
         let (_, now) = self.now();
@@ -286,7 +286,7 @@ impl Accounts {
 
     /// `POST /v1/auth/logout`: revokes the token's family. Logging out
     /// twice is not an error.
-    pub async fn logout(&self, presented: &str) -> Result<(), ApiError> {
+    pub(crate) async fn logout(&self, presented: &str) -> Result<(), ApiError> {
         let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the refresh token is not valid");
         let token = RefreshToken::parse(presented).ok_or_else(invalid)?;
         let (_, now) = self.now();
@@ -300,7 +300,7 @@ impl Accounts {
     }
 
     /// `GET /v1/me`.
-    pub async fn me(&self, player: Uuid) -> Result<Player, ApiError> {
+    pub(crate) async fn me(&self, player: Uuid) -> Result<Player, ApiError> {
         store::find_player(&self.postgres, player)
             .await?
             .map(to_wire)
@@ -310,7 +310,7 @@ impl Accounts {
     }
 
     /// Deletes long-dead token families; run now and then.
-    pub async fn purge(&self) -> Result<u64, sqlx::Error> {
+    pub(crate) async fn purge(&self) -> Result<u64, sqlx::Error> {
         let (_, now) = self.now();
         store::purge_families(&self.postgres, now).await
     }

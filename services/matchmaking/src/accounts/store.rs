@@ -10,7 +10,7 @@ use uuid::Uuid;
 const UNIQUE_VIOLATION: &str = "23505";
 
 /// Whether `error` is a unique-constraint violation (a taken name).
-pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
     error
         .as_database_error()
         .and_then(|database| database.code())
@@ -19,7 +19,7 @@ pub fn is_unique_violation(error: &sqlx::Error) -> bool {
 
 /// A player and whether they have registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayerRow {
+pub(crate) struct PlayerRow {
     pub id: Uuid,
     pub display_name: String,
     pub guest: bool,
@@ -27,14 +27,14 @@ pub struct PlayerRow {
 
 /// A registered player's stored password, for login.
 #[derive(Clone, Debug)]
-pub struct LoginRow {
+pub(crate) struct LoginRow {
     pub player: PlayerRow,
     pub password_hash: String,
 }
 
 /// Inserts a player unless the display name is taken (in any case);
 /// returns whether it was inserted.
-pub async fn insert_player(
+pub(crate) async fn insert_player(
     connection: &mut PgConnection,
     id: Uuid,
     display_name: &str,
@@ -55,7 +55,7 @@ pub async fn insert_player(
 
 /// The player, locked for the rest of the transaction, with whether they
 /// are a guest.
-pub async fn lock_player(
+pub(crate) async fn lock_player(
     connection: &mut PgConnection,
     id: Uuid,
 ) -> Result<Option<PlayerRow>, sqlx::Error> {
@@ -76,7 +76,7 @@ pub async fn lock_player(
 
 /// Gives a player credentials. Fails with a unique violation when the
 /// username is taken in any case.
-pub async fn insert_credentials(
+pub(crate) async fn insert_credentials(
     connection: &mut PgConnection,
     player: Uuid,
     username: &str,
@@ -97,7 +97,7 @@ pub async fn insert_credentials(
 }
 
 /// Renames a player. Fails with a unique violation when the name is taken.
-pub async fn rename_player(
+pub(crate) async fn rename_player(
     connection: &mut PgConnection,
     player: Uuid,
     display_name: &str,
@@ -113,7 +113,10 @@ pub async fn rename_player(
 }
 
 /// A registered player by username, in any case.
-pub async fn find_login(pool: &PgPool, username: &str) -> Result<Option<LoginRow>, sqlx::Error> {
+pub(crate) async fn find_login(
+    pool: &PgPool,
+    username: &str,
+) -> Result<Option<LoginRow>, sqlx::Error> {
     let row = sqlx::query!(
         "SELECT p.id, p.display_name, c.password_hash
          FROM credentials c JOIN players p ON p.id = c.player_id
@@ -133,7 +136,7 @@ pub async fn find_login(pool: &PgPool, username: &str) -> Result<Option<LoginRow
 }
 
 /// A player by id.
-pub async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
+pub(crate) async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
     let row = sqlx::query!(
         r#"SELECT p.id, p.display_name,
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
@@ -150,7 +153,7 @@ pub async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, s
 }
 
 /// Records that the player was just here.
-pub async fn touch_player(
+pub(crate) async fn touch_player(
     connection: &mut PgConnection,
     player: Uuid,
     now: OffsetDateTime,
@@ -166,7 +169,7 @@ pub async fn touch_player(
 }
 
 /// Starts a token family (a sign-in) with its first token.
-pub async fn start_family(
+pub(crate) async fn start_family(
     connection: &mut PgConnection,
     family: Uuid,
     player: Uuid,
@@ -188,7 +191,7 @@ pub async fn start_family(
 }
 
 /// Adds a fresh token to a family.
-pub async fn add_token(
+pub(crate) async fn add_token(
     connection: &mut PgConnection,
     family: Uuid,
     token_hash: &[u8],
@@ -208,7 +211,7 @@ pub async fn add_token(
 
 /// A live family whose token was just exchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rotated {
+pub(crate) struct Rotated {
     pub family: Uuid,
     pub player: Uuid,
 }
@@ -216,7 +219,7 @@ pub struct Rotated {
 /// Marks a token used, if it is unused and its family is live; one
 /// statement, so two concurrent refreshes with the same token cannot both
 /// succeed.
-pub async fn rotate_token(
+pub(crate) async fn rotate_token(
     connection: &mut PgConnection,
     token_hash: &[u8],
     now: OffsetDateTime,
@@ -241,7 +244,7 @@ pub async fn rotate_token(
 
 /// Why a token could not be rotated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TokenState {
+pub(crate) struct TokenState {
     pub family: Uuid,
     pub rotated: bool,
     pub revoked: bool,
@@ -249,7 +252,7 @@ pub struct TokenState {
 }
 
 /// What is known of a token, whatever its state.
-pub async fn token_state(
+pub(crate) async fn token_state(
     connection: &mut PgConnection,
     token_hash: &[u8],
     now: OffsetDateTime,
@@ -275,7 +278,7 @@ pub async fn token_state(
 }
 
 /// Moves a family's expiry: each refresh keeps an active player signed in.
-pub async fn extend_family(
+pub(crate) async fn extend_family(
     connection: &mut PgConnection,
     family: Uuid,
     expires_at: OffsetDateTime,
@@ -291,7 +294,7 @@ pub async fn extend_family(
 }
 
 /// Revokes a family, unless it already is.
-pub async fn revoke_family(
+pub(crate) async fn revoke_family(
     connection: &mut PgConnection,
     family: Uuid,
     now: OffsetDateTime,
@@ -309,7 +312,7 @@ pub async fn revoke_family(
 
 /// Revokes every family of a player: a guest's sessions end when they
 /// register, since the account is now behind a password.
-pub async fn revoke_player_families(
+pub(crate) async fn revoke_player_families(
     connection: &mut PgConnection,
     player: Uuid,
     now: OffsetDateTime,
@@ -328,7 +331,7 @@ pub async fn revoke_player_families(
 /// Deletes families that expired or were revoked over a day ago, with
 /// their tokens; returns how many. A day's grace keeps reuse detection
 /// working for a token replayed just after its family ended.
-pub async fn purge_families(pool: &PgPool, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
+pub(crate) async fn purge_families(pool: &PgPool, now: OffsetDateTime) -> Result<u64, sqlx::Error> {
     let deleted = sqlx::query!(
         "DELETE FROM refresh_families
          WHERE expires_at < $1::timestamptz - interval '1 day'

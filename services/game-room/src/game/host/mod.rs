@@ -48,7 +48,7 @@ const EVENT_CAPACITY: usize = 128;
 /// Commands queued per game before senders wait.
 const COMMAND_CAPACITY: usize = 64;
 /// The answer to a player whose seat an AI took over.
-pub const REPLACED: &str = "an AI plays your seat now; you can watch the game";
+pub(crate) const REPLACED: &str = "an AI plays your seat now; you can watch the game";
 
 /// What every hosted game needs.
 #[derive(Clone)]
@@ -203,7 +203,7 @@ impl GameHandle {
 }
 
 /// Serialises a message once for every receiver.
-pub fn encode(message: &ServerMessage) -> ByteString {
+pub(crate) fn encode(message: &ServerMessage) -> ByteString {
     ByteString::from(serde_json::to_string(message).unwrap_or_default())
 }
 
@@ -247,7 +247,7 @@ struct Host {
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
-pub fn spawn(
+pub(crate) fn spawn(
     live: LiveGame,
     deps: Deps,
     lease: Lease,
