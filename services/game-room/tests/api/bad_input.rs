@@ -228,7 +228,14 @@ async fn silent_sockets_are_closed_by_the_clock() {
     let instance = world
         .instance_with(
             &database,
-            &[("APP_WS_TIMEOUT_SECS", "30"), ("APP_WS_PING_SECS", "10")],
+            &[
+                ("APP_WS_TIMEOUT_SECS", "30"),
+                ("APP_WS_PING_SECS", "10"),
+                // The clock jumps minutes: the unplayed game must not be
+                // aborted (and its sockets closed) on the first-move window
+                // before the silence is seen.
+                ("APP_FIRST_MOVE_SECS", "100000"),
+            ],
         )
         .await;
     let (south, south_token) = world.player("South").await;
