@@ -17,6 +17,7 @@ use crate::game::HostedGames;
 use crate::game::host::Deps;
 use crate::hub::Hub;
 use crate::routes::{self, InternalToken};
+use crate::store::GroupCommit;
 
 /// The game-room service's state, shared by its handlers.
 #[derive(Clone)]
@@ -47,6 +48,8 @@ impl GameRoom {
             queue_wait: room_settings.ai_queue_wait,
             idle_bytes: room_settings.ai_idle_bytes,
         });
+        let postgres_for_writes = postgres.clone();
+        let write_batch = usize::from(room_settings.write_batch);
         let deps = Deps {
             postgres,
             redis,
@@ -55,6 +58,7 @@ impl GameRoom {
             settings: Arc::new(room_settings),
             ai,
             snapshots: Default::default(),
+            writer: GroupCommit::start(postgres_for_writes, write_batch),
         };
         let hosted = HostedGames::new(deps);
         hosted.spawn_room_sweeper();

@@ -78,6 +78,12 @@ pub struct GameRoomSettings {
     #[arg(env = "APP_RATED_PAIR_LIMIT",
           default_value_t = crate::game::ranked::DEFAULT_RATED_PAIR_LIMIT)]
     pub rated_pair_limit: u32,
+    /// The most writes of hosted games (moves, ends, undos) one commit
+    /// takes: what queued while the previous commit was in flight goes
+    /// out together, up to this many.
+    #[arg(env = "APP_GAME_WRITE_BATCH", default_value_t = 256,
+          value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub write_batch: u16,
     /// Undos one player may ask, `max/window_seconds`.
     #[arg(env = "APP_LIMIT_UNDOS_PER_PLAYER", default_value = "30/60")]
     pub undos: Limit,

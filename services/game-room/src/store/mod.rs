@@ -4,9 +4,12 @@
 //! Times come from the service's injected clock, bound as `timestamptz`
 //! (`mancala_platform::clock::timestamp`).
 
+mod group_commit;
 mod lookups;
 mod rooms;
 mod writes;
+
+pub(crate) use group_commit::{Change, CommitError, GroupCommit};
 
 pub(crate) use lookups::*;
 pub(crate) use rooms::*;

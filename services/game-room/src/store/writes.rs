@@ -2,6 +2,8 @@
 //! end with its outbox row, undos, takeovers, rematch links. Every write
 //! of a live game names the host's epoch and reports whether it held.
 
+use std::collections::HashSet;
+
 use super::*;
 
 /// A seat as stored: a player or an AI level, and the rating snapshot.
@@ -74,39 +76,70 @@ pub(crate) async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, 
     .await
 }
 
-/// Stores a move, only if it is the next ply of a live game held under
-/// `epoch`: a second writer for the same ply, or a host that lost the game,
-/// fails (on the count or the epoch, or on the key). One statement, so
-/// outside a transaction it commits (durably) by itself: one round trip.
-pub(crate) async fn append_move(
-    connection: &mut PgConnection,
-    game: Uuid,
-    epoch: i64,
-    stored: StoredMove,
-    version: u64,
-) -> Result<bool, sqlx::Error> {
-    let written = sqlx::query!(
-        "WITH advanced AS (
-             UPDATE games SET plies = $2, version = $3, moved = moved | $9::smallint,
-                              turn_started_at = $8
-             WHERE id = $1 AND epoch = $4 AND status = 'live' AND plies = $2 - 1
-             RETURNING id
-         )
-         INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
-         SELECT id, $2, $5, $6, $7, $8 FROM advanced",
-        game,
-        stored.played.ply as i32,
-        version as i64,
-        epoch,
-        stored.played.seat.index() as i16,
-        i16::from(stored.played.pit),
-        stored.clock_ms.map(|ms| ms.min(i32::MAX as u64) as i32),
-        timestamp(stored.at_ms),
-        1i16 << stored.played.seat.index(),
+/// A move to store: the next ply of `game`, held under `epoch`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MoveRow {
+    pub(crate) game: Uuid,
+    pub(crate) epoch: i64,
+    pub(crate) stored: StoredMove,
+    pub(crate) version: u64,
+}
+
+/// Stores moves, each only if it is the next ply of a live game held
+/// under its epoch: a second writer for the same ply, or a host that lost
+/// the game, fails (on the count or the epoch, or on the key) for that
+/// game alone. Returns the games whose move was stored. One statement, so
+/// outside a transaction it commits (durably) by itself: one round trip
+/// for the whole batch.
+pub(crate) async fn append_moves<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    rows: &[MoveRow],
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    let column = |f: &dyn Fn(&MoveRow) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
+    let games: Vec<Uuid> = rows.iter().map(|row| row.game).collect();
+    let epochs = column(&|row| row.epoch);
+    let plies = column(&|row| i64::from(row.stored.played.ply));
+    let versions = column(&|row| row.version as i64);
+    let seats = column(&|row| row.stored.played.seat.index() as i64);
+    let pits = column(&|row| i64::from(row.stored.played.pit));
+    // -1: untimed (NULL in the table).
+    let clocks = column(&|row| {
+        row.stored
+            .clock_ms
+            .map_or(-1, |ms| ms.min(i32::MAX as u64) as i64)
+    });
+    let times: Vec<OffsetDateTime> = rows.iter().map(|row| timestamp(row.stored.at_ms)).collect();
+    let written = sqlx::query_scalar!(
+        r#"WITH input AS (
+               SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[],
+                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[])
+                   AS i(game_id, epoch, ply, version, seat, pit, clock_ms, played_at)
+           ),
+           advanced AS (
+               UPDATE games g SET plies = i.ply, version = i.version,
+                                  moved = g.moved | (1 << i.seat::int)::smallint,
+                                  turn_started_at = i.played_at
+               FROM input i
+               WHERE g.id = i.game_id AND g.epoch = i.epoch AND g.status = 'live'
+                 AND g.plies = i.ply - 1
+               RETURNING g.id
+           )
+           INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
+           SELECT i.game_id, i.ply, i.seat, i.pit, NULLIF(i.clock_ms, -1), i.played_at
+           FROM input i JOIN advanced a ON a.id = i.game_id
+           RETURNING game_id"#,
+        &games,
+        &epochs,
+        &plies,
+        &versions,
+        &seats,
+        &pits,
+        &clocks,
+        &times,
     )
-    .execute(connection)
+    .fetch_all(executor)
     .await?;
-    Ok(written.rows_affected() == 1)
+    Ok(written.into_iter().collect())
 }
 
 /// Ends a live game held under `epoch` with its result and, when rated,

@@ -11,7 +11,7 @@ use mancala_proto::ErrorCode;
 use mancala_proto::game::{GameResult, Over, ServerMessage};
 use mancala_rules::Side;
 
-use super::commit::{CommitError, Write, commit};
+use super::commit::{Change, CommitError, commit};
 use super::{Host, Request, encode};
 use crate::game::live::MoveDecision;
 use crate::game::rematch;
@@ -36,8 +36,8 @@ impl Host {
     }
 
     /// Writes a change of this game under its epoch (see `commit`).
-    async fn commit(&self, write: Write<'_>) -> Result<(), CommitError> {
-        commit(&self.deps.postgres, self.live.id(), self.epoch, write).await
+    async fn commit(&self, change: Change) -> Result<(), CommitError> {
+        commit(&self.deps.writer, self.live.id(), self.epoch, change).await
     }
 
     /// The seat a socket acts for: the one to move, if it holds it.
@@ -85,7 +85,12 @@ impl Host {
             }
             Ok(MoveDecision::Play(planned)) => *planned,
         };
-        self.commit(Write::Move(&planned)).await?;
+        self.commit(Change::Move {
+            stored: planned.stored,
+            version: planned.version,
+            ends: planned.ends,
+        })
+        .await?;
         let ply = planned.stored.played.ply;
         let (moved, over) = self.live.apply(planned);
         let version = moved.version;
@@ -102,7 +107,7 @@ impl Host {
     /// Ends the game (resignation, flag, no start, claim, closed room).
     pub(super) async fn end(&mut self, over: Over) -> Result<(), CommitError> {
         let at_ms = self.now();
-        self.commit(Write::End { over: &over, at_ms }).await?;
+        self.commit(Change::End { over, at_ms }).await?;
         self.live.finish(over);
         self.stop_thinking();
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
@@ -131,7 +136,7 @@ impl Host {
         }
         let version = self.live.version() + 1;
         let now = self.now();
-        self.commit(Write::Undo {
+        self.commit(Change::Undo {
             ply,
             version,
             at_ms: now,
@@ -206,9 +211,9 @@ impl Host {
         let rating = info.seats[absent.index()].rating.unwrap_or(1500.0);
         let level = mancala_ai::level_near(info.variant, rating);
         let version = self.live.version() + 1;
-        self.commit(Write::TakeOver {
+        self.commit(Change::TakeOver {
             seat: absent,
-            level: level.name(),
+            level: level.name().to_owned(),
             version,
         })
         .await?;

@@ -62,6 +62,8 @@ pub struct Deps {
     pub ai: AiPool,
     /// Watchers' snapshots, shared by every watch socket of the process.
     pub snapshots: crate::ws::snapshots::Snapshots,
+    /// The instance's group commit: every hosted game writes through it.
+    pub(crate) writer: crate::store::GroupCommit,
 }
 
 /// What a game's sockets receive from its task.

@@ -1,0 +1,324 @@
+//! Group commit: every hosted game of an instance writes through one
+//! writer task. Whatever the games queued while the previous flush was in
+//! flight goes out together: the plain moves as one multi-row statement
+//! (each row fenced by its game's epoch and ply, so a fenced row fails
+//! only its own game), everything else (a move that ends the game, an end,
+//! an undo, a takeover) in one transaction beside it. A game waits for its
+//! own write's commit before it answers anyone, so each game has at most
+//! one write in a batch, and nothing is acknowledged before its batch
+//! committed. One commit (one WAL flush) then serves many moves.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use mancala_platform::clock::timestamp;
+use mancala_proto::game::Over;
+use mancala_rules::Side;
+use sqlx::PgPool;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use super::{MoveRow, append_moves, finish_game, take_over, undo};
+use crate::game::live::StoredMove;
+
+/// A change to a hosted game.
+#[derive(Clone, Debug)]
+pub(crate) enum Change {
+    /// A move; when it ends the game, with its result (one transaction).
+    Move {
+        stored: StoredMove,
+        version: u64,
+        ends: Option<Over>,
+    },
+    /// The end from outside the moves (a resignation, a flag, a claim...)
+    /// at `at_ms`.
+    End { over: Over, at_ms: u64 },
+    /// Moves taken back to `ply`, the side to move starting at `at_ms`.
+    Undo { ply: u32, version: u64, at_ms: u64 },
+    /// An AI of `level` takes an absent player's seat.
+    TakeOver {
+        seat: Side,
+        level: String,
+        version: u64,
+    },
+}
+
+impl Change {
+    /// The change's name in metrics and logs.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Change::Move { .. } => "move",
+            Change::End { .. } => "end",
+            Change::Undo { .. } => "undo",
+            Change::TakeOver { .. } => "take_over",
+        }
+    }
+
+    fn is_plain_move(&self) -> bool {
+        matches!(self, Change::Move { ends: None, .. })
+    }
+}
+
+/// Why a write did not happen.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum CommitError {
+    /// Another host has the game (or it is no longer live): this one must
+    /// stop.
+    #[error("the game is hosted elsewhere now")]
+    Fenced,
+    /// Postgres failed; nothing of the batch was written, and the write may
+    /// be retried. Shared by every write of the failed batch.
+    #[error(transparent)]
+    Store(Arc<sqlx::Error>),
+}
+
+impl From<sqlx::Error> for CommitError {
+    fn from(error: sqlx::Error) -> CommitError {
+        CommitError::Store(Arc::new(error))
+    }
+}
+
+struct Pending {
+    game: Uuid,
+    epoch: i64,
+    change: Change,
+    done: oneshot::Sender<Result<(), CommitError>>,
+}
+
+/// The instance's writer: cheap to clone, one task behind it.
+#[derive(Clone, Debug)]
+pub(crate) struct GroupCommit {
+    sender: mpsc::Sender<Pending>,
+}
+
+impl GroupCommit {
+    /// Starts the writer; a flush takes at most `batch` writes.
+    pub(crate) fn start(pool: PgPool, batch: usize) -> GroupCommit {
+        let batch = batch.max(1);
+        let (sender, receiver) = mpsc::channel(batch * 4);
+        tokio::spawn(run(pool, receiver, batch));
+        GroupCommit { sender }
+    }
+
+    /// Writes `change` to `game` under `epoch`: committed when this returns
+    /// `Ok`.
+    pub(crate) async fn write(
+        &self,
+        game: Uuid,
+        epoch: i64,
+        change: Change,
+    ) -> Result<(), CommitError> {
+        let (done, answer) = oneshot::channel();
+        let pending = Pending {
+            game,
+            epoch,
+            change,
+            done,
+        };
+        let gone = || CommitError::from(sqlx::Error::PoolClosed);
+        self.sender.send(pending).await.map_err(|_| gone())?;
+        answer.await.unwrap_or_else(|_| Err(gone()))
+    }
+}
+
+async fn run(pool: PgPool, mut receiver: mpsc::Receiver<Pending>, batch: usize) {
+    let mut pending = Vec::with_capacity(batch);
+    while receiver.recv_many(&mut pending, batch).await > 0 {
+        metrics::histogram!("game_write_batch_size").record(pending.len() as f64);
+        flush(&pool, std::mem::take(&mut pending)).await;
+    }
+}
+
+async fn flush(pool: &PgPool, batch: Vec<Pending>) {
+    let (plain, other): (Vec<Pending>, Vec<Pending>) =
+        batch.into_iter().partition(|p| p.change.is_plain_move());
+    let (plain_held, other_held) =
+        tokio::join!(write_moves(pool, &plain), write_others(pool, &other));
+    answer(plain, plain_held);
+    answer(other, other_held);
+}
+
+fn answer(batch: Vec<Pending>, held: Result<Vec<bool>, sqlx::Error>) {
+    match held {
+        Ok(held) => {
+            for (pending, held) in batch.into_iter().zip(held) {
+                let _ = pending.done.send(if held {
+                    Ok(())
+                } else {
+                    Err(CommitError::Fenced)
+                });
+            }
+        }
+        Err(error) => {
+            let error = CommitError::from(error);
+            for pending in batch {
+                let _ = pending.done.send(Err(error.clone()));
+            }
+        }
+    }
+}
+
+/// The plain moves: one statement, committed on its own.
+async fn write_moves(pool: &PgPool, plain: &[Pending]) -> Result<Vec<bool>, sqlx::Error> {
+    if plain.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<MoveRow> = plain
+        .iter()
+        .filter_map(|p| match &p.change {
+            Change::Move {
+                stored, version, ..
+            } => Some(MoveRow {
+                game: p.game,
+                epoch: p.epoch,
+                stored: *stored,
+                version: *version,
+            }),
+            _ => None,
+        })
+        .collect();
+    let written: HashSet<Uuid> = append_moves(pool, &rows).await?;
+    Ok(plain.iter().map(|p| written.contains(&p.game)).collect())
+}
+
+/// The rest, in one transaction. Each is fenced on its own game's epoch;
+/// one that is refused changes nothing (its statements match no row).
+async fn write_others(pool: &PgPool, other: &[Pending]) -> Result<Vec<bool>, sqlx::Error> {
+    if other.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tx = pool.begin().await?;
+    let mut held = Vec::with_capacity(other.len());
+    for pending in other {
+        let (game, epoch) = (pending.game, pending.epoch);
+        held.push(match &pending.change {
+            Change::Move {
+                stored,
+                version,
+                ends,
+            } => {
+                let row = MoveRow {
+                    game,
+                    epoch,
+                    stored: *stored,
+                    version: *version,
+                };
+                // The move's UPDATE holds the game's row until the commit:
+                // once it is written, nothing can fence the end beside it.
+                !append_moves(&mut *tx, std::slice::from_ref(&row))
+                    .await?
+                    .is_empty()
+                    && match ends {
+                        Some(over) => {
+                            finish_game(&mut tx, game, epoch, over, timestamp(stored.at_ms)).await?
+                        }
+                        None => true,
+                    }
+            }
+            Change::End { over, at_ms } => {
+                finish_game(&mut tx, game, epoch, over, timestamp(*at_ms)).await?
+            }
+            Change::Undo {
+                ply,
+                version,
+                at_ms,
+            } => undo(&mut tx, game, epoch, *ply, *version, timestamp(*at_ms)).await?,
+            Change::TakeOver {
+                seat,
+                level,
+                version,
+            } => take_over(&mut tx, game, epoch, *seat, level, *version).await?,
+        });
+    }
+    tx.commit().await?;
+    Ok(held)
+}
+
+#[cfg(test)]
+mod tests {
+    use mancala_platform::testing::TestStores;
+    use mancala_proto::game::PlayedMove;
+
+    use super::*;
+    use crate::store::{NewGame, NewSeat, claim_epoch, insert_game};
+
+    async fn ai_game(pool: &PgPool) -> (Uuid, i64) {
+        let seat = || NewSeat {
+            player: None,
+            ai: Some("beginner".into()),
+            rating: None,
+            rd: None,
+        };
+        let game = NewGame {
+            id: Uuid::now_v7(),
+            variant: serde_json::json!({"variant": "kalah"}),
+            rated: false,
+            seats: [seat(), seat()],
+            time_control: None,
+            room: None,
+            casual_reason: None,
+        };
+        let mut connection = pool.acquire().await.unwrap();
+        insert_game(&mut connection, &game, timestamp(1_000))
+            .await
+            .unwrap();
+        let epoch = claim_epoch(pool, game.id).await.unwrap().unwrap();
+        (game.id, epoch)
+    }
+
+    fn first_move() -> Change {
+        Change::Move {
+            stored: StoredMove {
+                played: PlayedMove {
+                    ply: 1,
+                    seat: Side::South,
+                    pit: 3,
+                },
+                clock_ms: None,
+                at_ms: 2_000,
+            },
+            version: 1,
+            ends: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_fenced_game_fails_alone_and_the_batch_commits_the_rest() {
+        let stores = TestStores::new().await.unwrap();
+        let pool = stores.postgres.clone();
+        let writer = GroupCommit::start(pool.clone(), 64);
+        let games = [
+            ai_game(&pool).await,
+            ai_game(&pool).await,
+            ai_game(&pool).await,
+        ];
+        // Another host takes the second game: its old epoch is fenced.
+        claim_epoch(&pool, games[1].0).await.unwrap();
+        let written = futures_util::future::join_all(
+            games
+                .iter()
+                .map(|&(game, epoch)| writer.write(game, epoch, first_move())),
+        )
+        .await;
+        assert!(written[0].is_ok() && written[2].is_ok(), "{written:?}");
+        assert!(
+            matches!(written[1], Err(CommitError::Fenced)),
+            "{written:?}"
+        );
+        for (index, (game, _)) in games.iter().enumerate() {
+            let stored: i64 =
+                sqlx::query_scalar("SELECT count(*) FROM game_moves WHERE game_id = $1")
+                    .bind(game)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            assert_eq!(stored, i64::from(index != 1), "game {index}");
+        }
+        // The same ply again (a retry after a lost answer) is not a second
+        // move: the ply count fences it.
+        let again = writer.write(games[0].0, games[0].1, first_move()).await;
+        assert!(matches!(again, Err(CommitError::Fenced)), "{again:?}");
+        drop(writer);
+        stores.cleanup().await.unwrap();
+    }
+}
