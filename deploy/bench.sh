@@ -12,6 +12,12 @@
 #   abuse     (arena only) one hostile guest's attacks, each beside a probe
 #             player whose move round trip is measured against the run's
 #             baseline; ARENA_BIN=path runs another build (the one before)
+#   peers     ours (arena) beside a Colyseus 0.16 Kalah room
+#             (tests/bench/peers/colyseus: in memory, and durable with one
+#             Postgres INSERT a move), closed loop, zero think time, at
+#             PEER_GAMES concurrent games (default "100 1000"), one run
+#             each, in one go; writes tests/bench/results/peers/ and prints
+#             the ratios
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table); abuse writes
 # tests/bench/results/abuse/<label>.{json,md}.
@@ -88,6 +94,58 @@ start() {
   esac
   server_pids=$(IFS=,; echo "${pids[*]}")
 }
+
+if [ "$1" = peers ]; then
+  mkdir -p "$results/peers"
+  for count in ${PEER_GAMES:-100 1000}; do
+    echo "== peers: $count games"
+    start arena
+    "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+      --duration-secs "$duration" --label "mancala-arena-$count" \
+      --json "$results/peers/arena-$count.json" --players $((count * 2)) --think-ms 0 \
+      --games-per-player 100000
+    stop
+    # One load-client thread per 500 games: the Node client must not be
+    # what limits the peer.
+    for mode in memory durable; do
+      WORKERS=$(( (count + 499) / 500 )) tests/bench/peers/colyseus/run.sh "$mode" "$count" \
+        "$duration" "$results/peers/colyseus-$mode-$count.json"
+    done
+  done
+  python3 - "$results/peers" <<'EOF'
+import json, pathlib, sys
+folder = pathlib.Path(sys.argv[1])
+def load(name):
+    path = folder / name
+    return json.loads(path.read_text()) if path.exists() else None
+rows = ["| games | system | moves/s | move round trip p50 / p99 | server CPU | CPU per move | server peak RSS | errors |",
+        "|---|---|---|---|---|---|---|---|"]
+ratios = []
+counts = sorted({int(p.stem.rsplit("-", 1)[1]) for p in folder.glob("arena-*.json")})
+for count in counts:
+    runs = {"Mancala Arena (durable)": load(f"arena-{count}.json"),
+            "Colyseus, durable": load(f"colyseus-durable-{count}.json"),
+            "Colyseus, in memory": load(f"colyseus-memory-{count}.json")}
+    for name, r in runs.items():
+        if not r:
+            continue
+        server = r.get("server") or {}
+        rtt = r["move_round_trip"]
+        cores = server.get("cpu_cores", 0)
+        per_move = cores * 1e6 / r["moves_per_second"] if r["moves_per_second"] else 0
+        rows.append(f'| {count} | {name} | {r["moves_per_second"]:.0f} | {rtt["p50_ms"]:.1f} / {rtt["p99_ms"]:.1f} ms '
+                    f'| {cores:.2f} | {per_move:.0f} µs | {server.get("rss_peak_mb", 0):.0f} MB | {sum(r["errors"].values())} |')
+    ours, durable, memory = runs.values()
+    if ours and durable and memory:
+        ratios.append(f'- {count} games: moves/s {ours["moves_per_second"] / durable["moves_per_second"]:.2f}x the durable peer, '
+                      f'{ours["moves_per_second"] / memory["moves_per_second"]:.2f}x the in-memory peer; p99 '
+                      f'{ours["move_round_trip"]["p99_ms"]:.1f} ms vs {memory["move_round_trip"]["p99_ms"]:.1f} ms in memory')
+text = "\n".join(rows) + "\n\n" + "\n".join(ratios) + "\n"
+(folder / "summary.md").write_text(text)
+print(text)
+EOF
+  exit 0
+fi
 
 for deployment in ${DEPLOYMENTS:-arena split}; do
   for profile in "$@"; do
