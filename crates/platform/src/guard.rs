@@ -35,6 +35,10 @@ pub struct HttpLimits {
     /// Behind a proxy every client shares its address: limit there.
     #[arg(env = "APP_HTTP_REQUESTS_PER_ADDRESS", default_value_t = 64)]
     pub requests_per_address: u32,
+    /// HTTP worker threads (each a single-threaded runtime serving its
+    /// share of the connections). Default: the number of cores.
+    #[arg(env = "APP_HTTP_WORKERS")]
+    pub http_workers: Option<u16>,
 }
 
 /// Requests in flight per address.

@@ -93,6 +93,10 @@ where
     let address = listener.local_addr()?;
     let metrics = install_metrics();
     let guards = Guards::new(limits);
+    let workers = limits.http_workers.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |cores| cores.get()),
+        |workers| usize::from(workers.max(1)),
+    );
     let server = HttpServer::new(move || {
         let readiness = readiness.clone();
         let metrics = metrics.clone();
@@ -127,6 +131,7 @@ where
     // Signals are handled in `run_until_signal`, so a service can drain
     // before the server stops.
     .disable_signals()
+    .workers(workers)
     .shutdown_timeout(10)
     .listen(listener)?
     .run();
