@@ -5,6 +5,10 @@
 //! channel, and reconnects (resubscribing) when Redis goes away; users
 //! that need every message notice gaps themselves (versions) and catch up
 //! from Postgres.
+//!
+//! Publishing never waits for Redis: a publish joins the instance's outbox,
+//! and one task sends whatever queued meanwhile as one pipeline (a write
+//! and a round trip for many messages), in order.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +16,6 @@ use std::time::Duration;
 
 use bytestring::ByteString;
 use futures_util::StreamExt;
-use redis::AsyncCommands;
 use redis::aio::PubSubSink;
 use tokio::sync::broadcast;
 
@@ -20,9 +23,15 @@ use crate::stores::Redis;
 
 /// Messages buffered per channel for a slow local reader before it lags.
 const CHANNEL_CAPACITY: usize = 256;
-/// How long a publish may take before it is given up: Redis is down, and
-/// the caller goes on.
+/// How long a pipeline of publishes may take before it is given up: Redis
+/// is down, and the instance goes on.
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
+/// The most publishes one pipeline carries.
+const PUBLISH_BATCH: usize = 256;
+/// Publishes waiting for the pipeline; beyond it (Redis far behind) new
+/// ones are dropped, never the caller held up. Receivers notice the gap
+/// by version and catch up.
+const OUTBOX_CAPACITY: usize = 8192;
 
 /// This instance's end of the channels; cheap to clone.
 #[derive(Clone)]
@@ -32,6 +41,7 @@ pub struct PubSub {
 
 struct Inner {
     redis: Redis,
+    outbox: tokio::sync::mpsc::Sender<(String, String)>,
     channels: Mutex<HashMap<String, broadcast::Sender<ByteString>>>,
     sink: tokio::sync::Mutex<Option<PubSubSink>>,
 }
@@ -71,9 +81,12 @@ impl Drop for Subscription {
 impl PubSub {
     /// Starts the reader task.
     pub fn start(redis: Redis) -> PubSub {
+        let (outbox, pending) = tokio::sync::mpsc::channel(OUTBOX_CAPACITY);
+        tokio::spawn(publish_forever(redis.clone(), pending));
         let pubsub = PubSub {
             inner: Arc::new(Inner {
                 redis,
+                outbox,
                 channels: Mutex::new(HashMap::new()),
                 sink: tokio::sync::Mutex::new(None),
             }),
@@ -117,16 +130,18 @@ impl PubSub {
         }
     }
 
-    /// Publishes on channel `name`; gives up quietly (with a log line) when
-    /// Redis does not answer in time.
+    /// Publishes on channel `name`, after what this instance published
+    /// before; returns at once (see the module's note).
     pub async fn publish(&self, name: &str, text: &str) {
-        let mut connection = self.inner.redis.connection();
         let channel = self.inner.redis.key(name);
-        let publish = connection.publish::<_, _, ()>(&channel, text);
-        match tokio::time::timeout(PUBLISH_TIMEOUT, publish).await {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::warn!(%error, channel, "publishing"),
-            Err(_) => tracing::warn!(channel, "publishing timed out"),
+        if self
+            .inner
+            .outbox
+            .try_send((channel, text.to_owned()))
+            .is_err()
+        {
+            metrics::counter!("pubsub_dropped_total").increment(1);
+            tracing::warn!(name, "publishing: the outbox is full (Redis far behind)");
         }
     }
 
@@ -163,6 +178,25 @@ impl PubSub {
                 Err(error) => tracing::warn!(%error, "redis pub/sub unavailable; retrying"),
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+/// Sends the outbox: whatever queued while the last pipeline was out goes
+/// as the next one.
+async fn publish_forever(redis: Redis, mut pending: tokio::sync::mpsc::Receiver<(String, String)>) {
+    let mut batch = Vec::with_capacity(PUBLISH_BATCH);
+    while pending.recv_many(&mut batch, PUBLISH_BATCH).await > 0 {
+        metrics::histogram!("pubsub_publish_batch_size").record(batch.len() as f64);
+        let mut pipe = redis::pipe();
+        for (channel, text) in batch.drain(..) {
+            pipe.publish(channel, text).ignore();
+        }
+        let mut connection = redis.connection();
+        match tokio::time::timeout(PUBLISH_TIMEOUT, pipe.query_async::<()>(&mut connection)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => tracing::warn!(%error, "publishing"),
+            Err(_) => tracing::warn!("publishing timed out"),
         }
     }
 }
