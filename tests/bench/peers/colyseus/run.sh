@@ -137,5 +137,6 @@ CLIENT_PID=
 stop_server
 if grep -qiE "error|exception" "$SERVER_LOG"; then
   echo "run.sh: the server logged errors:" >&2
-  grep -iE "error|exception" "$SERVER_LOG" | head -20 >&2
+  # -m, not a pipe into head: under pipefail grep's SIGPIPE would fail the run.
+  grep -m 20 -iE "error|exception" "$SERVER_LOG" >&2 || true
 fi
