@@ -131,15 +131,11 @@ impl PubSub {
     }
 
     /// Publishes on channel `name`, after what this instance published
-    /// before; returns at once (see the module's note).
-    pub async fn publish(&self, name: &str, text: &str) {
+    /// before; returns at once (see the module's note). Takes the text by
+    /// value: it is queued as it is, not copied.
+    pub async fn publish(&self, name: &str, text: impl Into<String>) {
         let channel = self.inner.redis.key(name);
-        if self
-            .inner
-            .outbox
-            .try_send((channel, text.to_owned()))
-            .is_err()
-        {
+        if self.inner.outbox.try_send((channel, text.into())).is_err() {
             metrics::counter!("pubsub_dropped_total").increment(1);
             tracing::warn!(name, "publishing: the outbox is full (Redis far behind)");
         }

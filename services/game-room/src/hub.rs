@@ -66,7 +66,7 @@ impl Hub {
         let text = GameBus::encode_parts(route, message);
         self.inner
             .pubsub
-            .publish(&names::game_channel(game), &text)
+            .publish(&names::game_channel(game), text)
             .await;
     }
 
@@ -74,7 +74,7 @@ impl Hub {
     pub async fn wake_ratings(&self, game: Uuid) {
         self.inner
             .pubsub
-            .publish(names::RATINGS_CHANNEL, &game.to_string())
+            .publish(names::RATINGS_CHANNEL, game.to_string())
             .await;
     }
 

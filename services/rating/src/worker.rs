@@ -239,7 +239,7 @@ impl Rater {
             serde_json::to_string(&ServerMessage::RatingChange { changes }).unwrap_or_default();
         let bus = GameBus::RatingChange { message };
         self.pubsub
-            .publish(&names::game_channel(applied.game), &bus.encode())
+            .publish(&names::game_channel(applied.game), bus.encode())
             .await;
     }
 

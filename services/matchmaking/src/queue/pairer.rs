@@ -166,7 +166,7 @@ async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
 
 async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
     let text = serde_json::to_string(message).unwrap_or_default();
-    deps.pubsub.publish(&player_channel(player), &text).await;
+    deps.pubsub.publish(&player_channel(player), text).await;
 }
 
 /// Puts claimed players back, at their old place, when their game could

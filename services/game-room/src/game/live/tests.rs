@@ -149,6 +149,14 @@ fn clocks_run_once_each_side_has_moved_and_flags_fall() {
     );
 }
 
+fn assert_aborted_no_start(over: Option<Over>) {
+    let over = over.expect("an end");
+    assert_eq!(
+        (over.result, over.reason),
+        (GameResult::Aborted, EndReason::NoStart)
+    );
+}
+
 #[test]
 fn a_side_that_never_moves_in_its_window_aborts_the_game() {
     let mut game = LiveGame::new(info(Some(TimeControl {
@@ -157,21 +165,13 @@ fn a_side_that_never_moves_in_its_window_aborts_the_game() {
     })));
     // South's window runs from the game's creation (1 s).
     assert_eq!(game.first_move_missed(30_999, 30_000), None);
-    let over = game.first_move_missed(31_000, 30_000).unwrap();
-    assert_eq!(
-        (over.result, over.reason),
-        (GameResult::Aborted, EndReason::NoStart)
-    );
+    assert_aborted_no_start(game.first_move_missed(31_000, 30_000));
     // South moves at 20 s; North's window runs from then, and North's
     // five-minute clock never starts: North cannot lose on time.
     play_at(&mut game, Side::South, 1, 20_000);
     assert_eq!(game.first_move_missed(49_999, 30_000), None);
     assert_eq!(game.flag_fall(400_000), None);
-    let over = game.first_move_missed(50_000, 30_000).unwrap();
-    assert_eq!(
-        (over.result, over.reason),
-        (GameResult::Aborted, EndReason::NoStart)
-    );
+    assert_aborted_no_start(game.first_move_missed(50_000, 30_000));
     // Once North has moved, the window is over for good.
     play_at(&mut game, Side::North, 1, 45_000);
     assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
