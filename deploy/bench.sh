@@ -6,7 +6,9 @@
 #             with a think time, rematching), durable moves
 #   light     100 concurrent games with a 100 ms think time: the round trip
 #             when the machine is not saturated
-#   watchers  one game followed by 5,000 watchers
+#   watchers  one game followed by 5,000 watchers; the server pinned to
+#             the first core and the watchers' client to the second, so
+#             the delay measured is the server's, not the client's queue
 #   idle      19,000 idle sockets, weighed in server memory (this machine's
 #             hard limit is 20,000 open files per process)
 #   abuse     (arena only) one hostile guest's attacks, each beside a probe
@@ -18,6 +20,10 @@
 #             PEER_GAMES concurrent games (default "100 1000"), one run
 #             each, in one go; writes tests/bench/results/peers/ and prints
 #             the ratios
+#   soak      (arena only) GAMES games with THINK_MS think time for
+#             SOAK_SECS (default 1800), reported a minute at a time: errors,
+#             server RSS and the move round trip must stay flat; writes
+#             tests/bench/results/soak.{json,md}
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table); abuse writes
 # tests/bench/results/abuse/<label>.{json,md}.
@@ -70,12 +76,38 @@ fresh() {
   # as a proxy would be: the per-address limit is for real clients.)
 }
 
+# The soak's minutes as a Markdown table beside its JSON.
+soak_table() {
+  python3 - "$results/soak.json" <<'EOF'
+import json, pathlib, sys
+path = pathlib.Path(sys.argv[1])
+r = json.loads(path.read_text())
+s = r.get("server") or {}
+rows = [f'Soak: {r["players"]} players ({r["players"] // 2} games), think {r["think_ms"]} ms, '
+        f'{r["seconds"]:.0f} s measured; {r["moves_per_second"]:.0f} moves/s, round trip '
+        f'p50 {r["move_round_trip"]["p50_ms"]:.2f} / p99 {r["move_round_trip"]["p99_ms"]:.2f} ms; '
+        f'server RSS {s.get("rss_start_mb", 0):.0f} MB at start, {s.get("rss_peak_mb", 0):.0f} peak, '
+        f'{s.get("rss_end_mb", 0):.0f} at end; CPU {s.get("cpu_cores", 0):.2f} cores; '
+        f'errors {sum(r["errors"].values())} {r["errors"] or ""}', "",
+        "| minute ends at | moves/s | round trip p50 / p99 | errors | server RSS |",
+        "|---|---|---|---|---|"]
+for w in r["windows"]:
+    rows.append(f'| {w["ends_at_secs"]} s | {w["moves_per_second"]:.0f} | '
+                f'{w["move_round_trip"]["p50_ms"]:.2f} / {w["move_round_trip"]["p99_ms"]:.2f} ms | '
+                f'{w["errors"]} | {w["server_rss_mb"]:.0f} MB |')
+text = "\n".join(rows) + "\n"
+path.with_suffix(".md").write_text(text)
+print(text)
+EOF
+}
+
 # Starts a deployment; sets `base`, `games_bases` and `server_pids`.
 start() {
   fresh
   case $1 in
     arena)
-      "${ARENA_BIN:-$bin/arena}" --bind 127.0.0.1:18080 >/dev/null & pids+=($!)
+      ${pin_server:+taskset -c "$pin_server"} "${ARENA_BIN:-$bin/arena}" --bind 127.0.0.1:18080 \
+        >/dev/null & pids+=($!)
       ready 18080
       base=http://127.0.0.1:18080 games_bases=$base
       ;;
@@ -150,8 +182,13 @@ fi
 
 for deployment in ${DEPLOYMENTS:-arena split}; do
   for profile in "$@"; do
-    [ "$profile" = abuse ] && [ "$deployment" != arena ] && continue
+    case $profile in abuse | soak) [ "$deployment" = arena ] || continue ;; esac
     echo "== $deployment: $profile"
+    # Watchers: the server and the client on a core each, when there are two.
+    pin_server='' pin_client=''
+    if [ "$profile" = watchers ] && [ "$(nproc)" -ge 2 ]; then
+      pin_server=0 pin_client=1
+    fi
     start "$deployment"
     common=(--base "$base" --games "$games_bases" --server-pids "$server_pids"
       --duration-secs "$duration" --label "$deployment-$profile"
@@ -161,9 +198,14 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
         --games-per-player 100 ;;
       light) "$bin/loadgen" "${common[@]}" --players 200 --think-ms 100 \
         --games-per-player 100 ;;
-      watchers) "$bin/loadgen" "${common[@]}" --players 2 --ramp-secs 0 --watchers 5000 --watch-one --watcher-threads 2 \
+      watchers) taskset -c "${pin_client:-0-$(($(nproc) - 1))}" "$bin/loadgen" "${common[@]}" --players 2 --ramp-secs 0 --watchers 5000 --watch-one --watcher-threads 2 \
         --think-ms "$think" --games-per-player 100 ;;
       idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
+      soak) "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+        --duration-secs "${SOAK_SECS:-1800}" --window-secs 60 --label soak --quiet \
+        --json "$results/soak.json" --players $((games * 2)) --think-ms "$think" \
+        --games-per-player 100000
+        soak_table ;;
       abuse) mkdir -p "$results/abuse"
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
           --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ${ONLY:+--only "$ONLY"} ;;

@@ -90,6 +90,10 @@ struct Args {
     idle: usize,
     #[arg(long, default_value_t = 30)]
     duration_secs: u64,
+    /// Also report each window of this many seconds on its own (moves,
+    /// round trip, server memory): what a long run shows drifting.
+    #[arg(long)]
+    window_secs: Option<u64>,
     /// Server processes whose memory and CPU the report gives.
     #[arg(long, value_delimiter = ',')]
     server_pids: Vec<u32>,
@@ -116,6 +120,8 @@ struct Ctx {
     /// The end of the warm-up: moves sent before it are not counted.
     steady_from: Instant,
     round_trip: RefCell<Histogram<u64>>,
+    /// The round trips of the current window (`--window-secs`).
+    window_round_trip: RefCell<Histogram<u64>>,
     time_to_match: RefCell<Histogram<u64>>,
     moves: Cell<u64>,
     games: Cell<u64>,
@@ -359,6 +365,7 @@ async fn play(
                     Some("moved") if message["d"]["ply"].as_u64() == Some(ply) => {
                         if sent < ctx.deadline && sent >= ctx.steady_from {
                             let _ = ctx.round_trip.borrow_mut().record(micros(sent));
+                            let _ = ctx.window_round_trip.borrow_mut().record(micros(sent));
                             ctx.moves.set(ctx.moves.get() + 1);
                         }
                         turn = message["d"]["turn"].as_u64();
@@ -560,22 +567,72 @@ struct IdleReport {
     server_bytes_per_socket: f64,
 }
 
+/// One window of a long run.
+#[derive(Debug, Serialize)]
+struct Window {
+    /// Seconds from the start of the run to the window's end.
+    ends_at_secs: u64,
+    moves_per_second: f64,
+    move_round_trip: Latency,
+    /// Errors seen in the window.
+    errors: u64,
+    server_rss_mb: f64,
+}
+
+/// Where the open window began.
+struct WindowStart {
+    at: Instant,
+    moves: u64,
+    errors: u64,
+}
+
+impl WindowStart {
+    fn at(ctx: &Ctx, at: Instant) -> WindowStart {
+        WindowStart {
+            at,
+            moves: ctx.moves.get(),
+            errors: ctx.errors.borrow().values().sum(),
+        }
+    }
+
+    fn close(self, ctx: &Ctx, started: Instant, rss_bytes: u64) -> Window {
+        let mut round_trip = ctx.window_round_trip.borrow_mut();
+        let window = Window {
+            ends_at_secs: started.elapsed().as_secs(),
+            moves_per_second: (ctx.moves.get() - self.moves) as f64
+                / self.at.elapsed().as_secs_f64(),
+            move_round_trip: Latency::of(&round_trip),
+            errors: ctx.errors.borrow().values().sum::<u64>() - self.errors,
+            server_rss_mb: rss_bytes as f64 / (1024.0 * 1024.0),
+        };
+        round_trip.reset();
+        window
+    }
+}
+
 /// Holds `count` watch sockets open on a few idle games, and weighs them.
 async fn idle(ctx: Rc<Ctx>, count: usize, sampler: Rc<RefCell<Sampler>>) -> Option<IdleReport> {
-    let session = ctx.api.guest().await.ok()?;
     let games = count.div_ceil(500).max(1);
     let mut ids = Vec::new();
+    // A guest each: one player may only have a few casual games going.
     for _ in 0..games {
-        let game = ctx
-            .api
-            .post_json(
-                format!("{}/v1/hotseat-games", ctx.args.base),
-                json!({"variant": {"variant": ctx.args.variant}}),
-                Some(&session.access_token),
-            )
-            .await
-            .ok()?;
-        ids.push(game["game_id"].as_str()?.to_owned());
+        let made = async {
+            let session = ctx.api.guest().await?;
+            ctx.api
+                .post_json(
+                    format!("{}/v1/hotseat-games", ctx.args.base),
+                    json!({"variant": {"variant": ctx.args.variant}}),
+                    Some(&session.access_token),
+                )
+                .await
+        };
+        match made.await {
+            Ok(game) => ids.push(game["game_id"].as_str()?.to_owned()),
+            Err(error) => {
+                ctx.client_error(&error);
+                return None;
+            }
+        }
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let before = sampler.borrow_mut().sample().rss_bytes;
@@ -650,6 +707,8 @@ struct Report {
     watcher_delay: Latency,
     last_watcher_delay: Latency,
     idle: Option<IdleReport>,
+    /// `--window-secs`: each window on its own, in order.
+    windows: Vec<Window>,
     errors: BTreeMap<String, u64>,
     server: Option<ServerUsage>,
 }
@@ -695,6 +754,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 Duration::ZERO
             },
         round_trip: RefCell::new(histogram()?),
+        window_round_trip: RefCell::new(histogram()?),
         time_to_match: RefCell::new(histogram()?),
         moves: Cell::new(0),
         games: Cell::new(0),
@@ -723,12 +783,23 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     progress.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")?.progress_chars("=> "),
     );
+    let windows = Rc::new(RefCell::new(Vec::new()));
     let ticker = actix_rt::spawn({
         let (ctx, sampler, progress) = (ctx.clone(), sampler.clone(), progress.clone());
+        let windows = windows.clone();
         async move {
+            let mut window = WindowStart::at(&ctx, started);
             while !ctx.over() {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 let reading = sampler.borrow_mut().sample();
+                if let Some(every) = ctx.args.window_secs
+                    && window.at.elapsed() >= Duration::from_secs(every.max(1))
+                {
+                    windows
+                        .borrow_mut()
+                        .push(window.close(&ctx, started, reading.rss_bytes));
+                    window = WindowStart::at(&ctx, Instant::now());
+                }
                 progress.set_position(started.elapsed().as_secs());
                 progress.set_message(format!(
                     "{} moves, {} games, {} players, {} errors, server {:.0} MB",
@@ -847,6 +918,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         watcher_delay: Latency::of(&lock(&ctx.spectators.delay)),
         last_watcher_delay: Latency::of(&last_watcher),
         idle: idle_report,
+        windows: windows.take(),
         errors: {
             let mut errors = ctx.errors.borrow().clone();
             for (what, count) in lock(&ctx.spectators.errors).iter() {
@@ -897,6 +969,17 @@ fn print_summary(report: &Report) {
             idle.server_rss_before_mb,
             idle.server_rss_after_mb,
             idle.server_bytes_per_socket / 1024.0
+        );
+    }
+    for window in &report.windows {
+        println!(
+            "window to {:>5} s: {:>6.0} moves/s, round trip p50 {:.2} / p99 {:.2} ms, {} errors, server {:.0} MB",
+            window.ends_at_secs,
+            window.moves_per_second,
+            window.move_round_trip.p50_ms,
+            window.move_round_trip.p99_ms,
+            window.errors,
+            window.server_rss_mb
         );
     }
     if let Some(server) = &report.server {

@@ -10,11 +10,13 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use mancala_platform::clock::timestamp;
 use mancala_proto::game::Over;
 use mancala_rules::Side;
-use sqlx::PgPool;
+use sqlx::pool::PoolConnection;
+use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
@@ -123,17 +125,76 @@ impl GroupCommit {
 
 async fn run(pool: PgPool, mut receiver: mpsc::Receiver<Pending>, batch: usize) {
     let mut pending = Vec::with_capacity(batch);
+    let (mut moves, mut others) = (Lane::new(pool.clone()), Lane::new(pool));
     while receiver.recv_many(&mut pending, batch).await > 0 {
         metrics::histogram!("game_write_batch_size").record(pending.len() as f64);
-        flush(&pool, std::mem::take(&mut pending)).await;
+        flush(&mut moves, &mut others, std::mem::take(&mut pending)).await;
     }
 }
 
-async fn flush(pool: &PgPool, batch: Vec<Pending>) {
+/// A connection the writer keeps between flushes. The pool checks a
+/// connection with a round trip each time it is taken and returned; the
+/// writer, which uses one hundreds of times a second, checks it only after
+/// it sat idle (when Postgres may have restarted meanwhile), and drops it
+/// when a statement on it fails.
+struct Lane {
+    pool: PgPool,
+    held: Option<(PoolConnection<Postgres>, Instant)>,
+}
+
+/// Idle longer than this, a held connection is pinged before it is used.
+const CHECK_AFTER_IDLE: Duration = Duration::from_secs(2);
+
+impl Lane {
+    fn new(pool: PgPool) -> Lane {
+        Lane { pool, held: None }
+    }
+
+    async fn connection(&mut self) -> Result<&mut PgConnection, sqlx::Error> {
+        if let Some((connection, used)) = &mut self.held
+            && used.elapsed() > CHECK_AFTER_IDLE
+            && sqlx::Connection::ping(&mut **connection).await.is_err()
+        {
+            self.discard();
+        }
+        let connection = match self.held.take() {
+            Some((connection, _)) => connection,
+            None => self.pool.acquire().await?,
+        };
+        let (connection, _) = self.held.insert((connection, Instant::now()));
+        Ok(connection)
+    }
+
+    /// After a failed statement the connection may be broken or mid-way
+    /// through a transaction: close it rather than hand it back.
+    fn discard(&mut self) {
+        if let Some((mut connection, _)) = self.held.take() {
+            connection.close_on_drop();
+        }
+    }
+
+    async fn run<T>(
+        &mut self,
+        write: impl AsyncFnOnce(&mut PgConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, sqlx::Error> {
+        let written = match self.connection().await {
+            Ok(connection) => write(connection).await,
+            Err(error) => Err(error),
+        };
+        if written.is_err() {
+            self.discard();
+        }
+        written
+    }
+}
+
+async fn flush(moves: &mut Lane, others: &mut Lane, batch: Vec<Pending>) {
     let (plain, other): (Vec<Pending>, Vec<Pending>) =
         batch.into_iter().partition(|p| p.change.is_plain_move());
-    let (plain_held, other_held) =
-        tokio::join!(write_moves(pool, &plain), write_others(pool, &other));
+    let (plain_held, other_held) = tokio::join!(
+        moves.run(async |connection| write_moves(connection, &plain).await),
+        others.run(async |connection| write_others(connection, &other).await),
+    );
     answer(plain, plain_held);
     answer(other, other_held);
 }
@@ -159,7 +220,10 @@ fn answer(batch: Vec<Pending>, held: Result<Vec<bool>, sqlx::Error>) {
 }
 
 /// The plain moves: one statement, committed on its own.
-async fn write_moves(pool: &PgPool, plain: &[Pending]) -> Result<Vec<bool>, sqlx::Error> {
+async fn write_moves(
+    connection: &mut PgConnection,
+    plain: &[Pending],
+) -> Result<Vec<bool>, sqlx::Error> {
     if plain.is_empty() {
         return Ok(Vec::new());
     }
@@ -177,17 +241,20 @@ async fn write_moves(pool: &PgPool, plain: &[Pending]) -> Result<Vec<bool>, sqlx
             _ => None,
         })
         .collect();
-    let written: HashSet<Uuid> = append_moves(pool, &rows).await?;
+    let written: HashSet<Uuid> = append_moves(connection, &rows).await?;
     Ok(plain.iter().map(|p| written.contains(&p.game)).collect())
 }
 
 /// The rest, in one transaction. Each is fenced on its own game's epoch;
 /// one that is refused changes nothing (its statements match no row).
-async fn write_others(pool: &PgPool, other: &[Pending]) -> Result<Vec<bool>, sqlx::Error> {
+async fn write_others(
+    connection: &mut PgConnection,
+    other: &[Pending],
+) -> Result<Vec<bool>, sqlx::Error> {
     if other.is_empty() {
         return Ok(Vec::new());
     }
-    let mut tx = pool.begin().await?;
+    let mut tx = sqlx::Connection::begin(connection).await?;
     let mut held = Vec::with_capacity(other.len());
     for pending in other {
         let (game, epoch) = (pending.game, pending.epoch);

@@ -109,6 +109,10 @@ pub(crate) async fn append_moves<'e>(
             .map_or(-1, |ms| ms.min(i32::MAX as u64) as i64)
     });
     let times: Vec<OffsetDateTime> = rows.iter().map(|row| timestamp(row.stored.at_ms)).collect();
+    // `g.id = ANY($1)` beside the join: without it the planner may scan
+    // every live game (they are all "live" to the partial index) and hash
+    // them against the batch, a cost that grows with the games hosted
+    // rather than with the moves written.
     let written = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[],
@@ -120,8 +124,8 @@ pub(crate) async fn append_moves<'e>(
                                   moved = g.moved | (1 << i.seat::int)::smallint,
                                   turn_started_at = i.played_at
                FROM input i
-               WHERE g.id = i.game_id AND g.epoch = i.epoch AND g.status = 'live'
-                 AND g.plies = i.ply - 1
+               WHERE g.id = ANY($1) AND g.id = i.game_id AND g.epoch = i.epoch
+                 AND g.status = 'live' AND g.plies = i.ply - 1
                RETURNING g.id
            )
            INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)

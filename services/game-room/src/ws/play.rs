@@ -167,7 +167,7 @@ async fn join(
 async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator: Authenticator) {
     let mut tick = tokio::time::interval(hosted.deps().settings.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let player = match authenticate(&mut socket, &authenticator, &mut tick).await {
+    let player = match Box::pin(authenticate(&mut socket, &authenticator, &mut tick)).await {
         None => return,
         Some(Ok(player)) => player,
         Some(Err((code, message))) => {
@@ -178,12 +178,12 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
     };
     let deps = hosted.deps();
     let limit = deps.settings.sockets.sockets_per_player;
-    let Some(mut slot) = sockets::claim(
+    let Some(mut slot) = Box::pin(sockets::claim(
         &deps.redis,
         &player.to_string(),
         limit,
         deps.clock.now_millis(),
-    )
+    ))
     .await
     else {
         let message = "too many sockets open for this player";
@@ -192,12 +192,14 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
             .await;
         return;
     };
-    let checked = match check_seat(&hosted, game, player).await {
+    // The seat check and the join load from the database: boxed, so the
+    // socket's task does not carry their futures for the game's length.
+    let checked = match Box::pin(check_seat(&hosted, game, player)).await {
         Ok(SeatCheck::Seated) => Ok(()),
         Ok(SeatCheck::Replaced) => {
             // Their seat is the AI's now: they watch, and wake nothing.
             let deps = hosted.deps().clone();
-            watch::run(socket, game, deps, Watcher::Replaced).await;
+            Box::pin(watch::run(socket, game, deps, Watcher::Replaced)).await;
             slot.release().await;
             return;
         }
@@ -209,7 +211,7 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
         Err(refusal) => Err(refusal),
     };
     let joined = match checked {
-        Ok(()) => join(&hosted, game, player).await,
+        Ok(()) => Box::pin(join(&hosted, game, player)).await,
         Err(refusal) => Err(refusal),
     };
     let (handle, mut joined) = match joined {
@@ -339,7 +341,7 @@ async fn serve(
                 }
             },
             _ = tick.tick() => {
-                seated.slot.renew(deps.clock.now_millis()).await;
+                Box::pin(seated.slot.renew(deps.clock.now_millis())).await;
                 if !socket.keep_alive().await {
                     socket.close(CLOSE_POLICY, "no sign of life").await;
                     return;

@@ -59,12 +59,16 @@ impl Watcher {
 }
 
 /// The game at `at_least` or newer, from the process's shared snapshots.
+///
+/// Boxed, like the subscription below: a task's future is as large as the
+/// largest thing it ever awaits, and loading a game (a database query) is
+/// kilobytes an idle watcher would otherwise carry for its whole life.
 async fn snapshot(
     deps: &Deps,
     game: Uuid,
     at_least: u64,
 ) -> Result<Option<(u64, ByteString)>, Unavailable> {
-    deps.snapshots.state(deps, game, at_least).await
+    Box::pin(deps.snapshots.state(deps, game, at_least)).await
 }
 
 /// A message from the game's channel: its version when it is an event,
@@ -81,7 +85,7 @@ fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
 pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
     // Subscribe before reading the snapshot, so nothing falls between.
-    let mut subscription = deps.hub.subscribe(game).await;
+    let mut subscription = Box::pin(deps.hub.subscribe(game)).await;
     let mut version = match snapshot(&deps, game, 0).await {
         Ok(Some((version, state))) => {
             if !socket.send(state).await {
@@ -178,7 +182,7 @@ pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Wat
                     },
                     Err(RecvError::Lagged(_)) => Some(version + 1),
                     Err(RecvError::Closed) => {
-                        subscription = deps.hub.subscribe(game).await;
+                        subscription = Box::pin(deps.hub.subscribe(game)).await;
                         Some(version)
                     }
                 };
