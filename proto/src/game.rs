@@ -242,6 +242,10 @@ pub struct GameState {
     pub game_id: Uuid,
     pub variant: VariantSpec,
     pub rated: bool,
+    /// Made against the AI (a seat an AI took over later does not count).
+    pub against_ai: bool,
+    /// Two people on one device: one player holds both seats.
+    pub hotseat: bool,
     pub status: GameStatus,
     pub seats: [SeatInfo; 2],
     pub board: Board,
@@ -600,6 +604,14 @@ pub struct GameSummary {
     pub reason: Option<EndReason>,
     pub created_at: String,
     pub ended_at: Option<String>,
+    /// Made against the AI; two people on one device.
+    #[serde(default)]
+    pub against_ai: bool,
+    #[serde(default)]
+    pub hotseat: bool,
+    /// Watchers now, on every instance (live games; 0 in histories).
+    #[serde(default)]
+    pub watchers: u32,
 }
 
 /// A page of games; pass `next` as `before` for the next page.

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::error::ErrorBody;
 use crate::game::{SeatInfo, Side, TimeControl};
-use crate::variant::VariantSpec;
+use crate::variant::{VariantName, VariantSpec};
 
 /// What a lobby client sends.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -67,9 +67,23 @@ pub enum LobbyServerMessage {
     QueueStatus(QueueStatus),
     /// A game was made: connect to `ws_path`.
     Matched(Matched),
+    /// A friend accepted your invite: its first game is made (you move
+    /// first), connect to `ws_path`.
+    InviteAccepted(InviteAccepted),
     LobbyStats(LobbyStats),
     Error(ErrorBody),
     Pong,
+}
+
+/// Your invite was accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteAccepted {
+    pub code: String,
+    pub game_id: Uuid,
+    /// Who accepted.
+    pub friend: InviteCreator,
+    pub ws_path: String,
 }
 
 /// One queue as a waiting player sees it.
@@ -115,6 +129,34 @@ pub struct LobbyStats {
     pub in_queue: BTreeMap<String, u64>,
     /// Players in live games.
     pub playing: u64,
+}
+
+/// A ranked queue the platform offers (`GET /v1/queues`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueueInfo {
+    /// Its name, as `queue_status` and the stats give it: `kalah:3+2`.
+    pub queue: String,
+    pub variant: VariantName,
+    /// What `queue_join` must name, exactly.
+    pub time_control: TimeControl,
+    /// Players waiting in it now.
+    pub waiting: u64,
+}
+
+/// One of your live games (`GET /v1/me/games`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MyGame {
+    pub game_id: Uuid,
+    pub variant: VariantName,
+    pub rated: bool,
+    pub against_ai: bool,
+    pub hotseat: bool,
+    /// Your seat (0 moves first); in a hotseat game you hold both.
+    #[schema(value_type = u8, maximum = 1)]
+    pub seat: Side,
+    pub ws_path: String,
 }
 
 /// Which side the human takes against the AI.
@@ -190,7 +232,7 @@ pub struct Invite {
 }
 
 /// Who invites.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InviteCreator {
     pub id: Uuid,

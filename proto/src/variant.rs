@@ -48,8 +48,11 @@ pub enum VariantSpec {
         #[serde(default)]
         end: KalahEndSpec,
     },
-    Oware,
-    Mangala,
+    // Braces, not unit variants: serde lets an internally tagged unit
+    // variant carry any other field unnoticed, and `{"variant": "oware",
+    // "seeds": 9}` must be refused like any unknown field.
+    Oware {},
+    Mangala {},
 }
 
 /// Which game, without its options: what queues, leaderboards and lists
@@ -120,8 +123,8 @@ impl VariantSpec {
     pub fn name(&self) -> VariantName {
         match self {
             VariantSpec::Kalah { .. } => VariantName::Kalah,
-            VariantSpec::Oware => VariantName::Oware,
-            VariantSpec::Mangala => VariantName::Mangala,
+            VariantSpec::Oware {} => VariantName::Oware,
+            VariantSpec::Mangala {} => VariantName::Mangala,
         }
     }
 }
@@ -151,8 +154,8 @@ impl TryFrom<VariantSpec> for Variant {
                     });
                 Variant::Kalah(options)
             }
-            VariantSpec::Oware => Variant::Oware,
-            VariantSpec::Mangala => Variant::Mangala,
+            VariantSpec::Oware {} => Variant::Oware,
+            VariantSpec::Mangala {} => Variant::Mangala,
         })
     }
 }
@@ -169,8 +172,8 @@ impl From<Variant> for VariantSpec {
                     KalahEnd::OnTurn => KalahEndSpec::OnTurn,
                 },
             },
-            Variant::Oware => VariantSpec::Oware,
-            Variant::Mangala => VariantSpec::Mangala,
+            Variant::Oware => VariantSpec::Oware {},
+            Variant::Mangala => VariantSpec::Mangala {},
         }
     }
 }
@@ -200,6 +203,16 @@ mod tests {
         let bad: VariantSpec = serde_json::from_str(r#"{"variant":"kalah","pits":9}"#).unwrap();
         assert!(Variant::try_from(bad).is_err());
         assert!(serde_json::from_str::<VariantSpec>(r#"{"variant":"chess"}"#).is_err());
+        for unknown in [
+            r#"{"variant":"oware","seeds":9}"#,
+            r#"{"variant":"mangala","pits":7}"#,
+            r#"{"variant":"kalah","stones":4}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<VariantSpec>(unknown).is_err(),
+                "{unknown} was accepted"
+            );
+        }
     }
 
     #[test]

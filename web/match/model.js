@@ -132,8 +132,9 @@ export function countdownLeft(entry, now = Date.now()) {
   return Math.max(0, entry.ms - (now - entry.at));
 }
 
+// The server says so (`hotseat`), rather than the client comparing seats.
 export function isHotseat(game) {
-  return Boolean(game.seats[0].player && game.seats[0].player === game.seats[1].player);
+  return Boolean(game.hotseat);
 }
 
 export function hasAi(game) {

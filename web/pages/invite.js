@@ -1,16 +1,17 @@
 // /invite/{code}: the friend's landing page ("join") and the inviter's
-// waiting room (the link to pass on). The server tells the inviter nothing
-// when the friend joins, so the inviter polls the invite until it names
-// its game.
+// waiting room (the link to pass on). The inviter's lobby socket hears
+// `invite_accepted` the moment the friend joins; a slow poll of the invite
+// covers a socket that cannot connect.
 
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { currentPlayer, get, post } from '../api.js';
+import { currentPlayer, freshToken, get, post } from '../api.js';
+import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { date, errorMessage, timeControlLabel, variantName } from '../format.js';
 import { copyText, toast } from '../ui.js';
 
-const POLL_MS = 1500;
+const POLL_MS = 15_000;
 
 export function mount(root, { code }) {
   let invite = null;
@@ -18,6 +19,22 @@ export function mount(root, { code }) {
   let joining = false;
   let destroyed = false;
   let pollTimer = null;
+  let socket = null;
+
+  // The inviter waits on the lobby socket for the friend.
+  function listen() {
+    if (socket) return;
+    socket = new LiveSocket({
+      path: '/v1/lobby',
+      hello: async () => [{ t: 'auth', d: { token: await freshToken() } }],
+      onMessage: (message) => {
+        if (message.t === 'invite_accepted' && message.d.code === code && !destroyed) {
+          navigate(`/game/${message.d.game_id}`, { replace: true });
+        }
+      },
+    });
+    socket.start();
+  }
 
   const link = `${location.origin}/invite/${encodeURIComponent(code)}`;
 
@@ -35,7 +52,10 @@ export function mount(root, { code }) {
       return;
     }
     draw();
-    if (mine && invite.status === 'open') pollTimer = setTimeout(load, POLL_MS);
+    if (mine && invite.status === 'open') {
+      listen();
+      pollTimer = setTimeout(load, POLL_MS);
+    }
   }
 
   function details() {
@@ -125,6 +145,7 @@ export function mount(root, { code }) {
     destroy() {
       destroyed = true;
       clearTimeout(pollTimer);
+      socket?.stop();
     },
   };
 }

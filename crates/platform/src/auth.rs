@@ -17,22 +17,47 @@ use uuid::Uuid;
 use crate::clock::Clock;
 use crate::http::ApiError;
 use crate::jwt::{TokenError, TokenVerifier};
+use crate::revocation::Revocations;
 
 /// Verifies access tokens; shared with handlers as `web::Data`.
 #[derive(Clone)]
 pub struct Authenticator {
     verifier: TokenVerifier,
     clock: Clock,
+    revocations: Revocations,
+}
+
+/// Who a socket's token speaks for, and the session it belongs to, which
+/// the socket checks on each tick: signing out closes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SocketIdentity {
+    pub player: Uuid,
+    pub session: Option<String>,
 }
 
 impl Authenticator {
     pub fn new(verifier: TokenVerifier, clock: Clock) -> Authenticator {
-        Authenticator { verifier, clock }
+        Authenticator {
+            verifier,
+            clock,
+            revocations: Revocations::default(),
+        }
     }
 
-    /// The player an access token speaks for, now. WebSocket handlers call
-    /// this with the token of their first message.
+    /// The signed-out sessions this authenticator refuses; `follow` them
+    /// to learn of other processes' sign-outs.
+    pub fn revocations(&self) -> &Revocations {
+        &self.revocations
+    }
+
+    /// The player an access token speaks for, now.
     pub fn player(&self, token: &str) -> Result<Uuid, ApiError> {
+        Ok(self.identify(token)?.player)
+    }
+
+    /// The player and session of a socket's `auth` token.
+    pub fn identify(&self, token: &str) -> Result<SocketIdentity, ApiError> {
+        let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the access token is not valid");
         let claims =
             self.verifier
                 .verify(token, self.clock.now_secs())
@@ -40,12 +65,32 @@ impl Authenticator {
                     TokenError::Expired => {
                         ApiError::new(ErrorCode::TokenExpired, "the access token has expired")
                     }
-                    TokenError::Invalid => {
-                        ApiError::new(ErrorCode::TokenInvalid, "the access token is not valid")
-                    }
+                    TokenError::Invalid => invalid(),
                 })?;
-        Uuid::parse_str(&claims.sub)
-            .map_err(|_| ApiError::new(ErrorCode::TokenInvalid, "the access token is not valid"))
+        if claims
+            .sid
+            .as_deref()
+            .is_some_and(|sid| self.revocations.is_revoked(sid))
+        {
+            return Err(ApiError::new(
+                ErrorCode::TokenInvalid,
+                "this session has been signed out",
+            ));
+        }
+        let player = Uuid::parse_str(&claims.sub).map_err(|_| invalid())?;
+        Ok(SocketIdentity {
+            player,
+            session: claims.sid,
+        })
+    }
+
+    /// Whether a socket opened as `identity` must close: its session was
+    /// signed out since.
+    pub fn signed_out(&self, identity: &SocketIdentity) -> bool {
+        identity
+            .session
+            .as_deref()
+            .is_some_and(|sid| self.revocations.is_revoked(sid))
     }
 }
 

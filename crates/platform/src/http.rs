@@ -190,6 +190,15 @@ pub trait ApiRoutes {
         F: actix_web::Handler<Args>,
         Args: actix_web::FromRequest + 'static,
         F::Output: actix_web::Responder + 'static;
+
+    /// An address served for several methods (`allow` names them): one
+    /// resource, so that no method's 405 hides another's handler.
+    fn api_resource(
+        &mut self,
+        path: &str,
+        routes: Vec<actix_web::Route>,
+        allow: &'static str,
+    ) -> &mut Self;
 }
 
 impl ApiRoutes for web::ServiceConfig {
@@ -204,14 +213,24 @@ impl ApiRoutes for web::ServiceConfig {
         } else {
             "GET, HEAD"
         };
+        self.api_resource(path, vec![web::method(method).to(handler)], allow)
+    }
+
+    fn api_resource(
+        &mut self,
+        path: &str,
+        routes: Vec<actix_web::Route>,
+        allow: &'static str,
+    ) -> &mut Self {
         let refuse = method_not_allowed(allow);
+        let resource = routes
+            .into_iter()
+            .fold(web::resource(path), |resource, route| resource.route(route));
         self.service(
-            web::resource(path)
-                .route(web::method(method).to(handler))
-                .default_service(web::to(move |request: HttpRequest| {
-                    let refuse = refuse.clone();
-                    async move { refuse(request) }
-                })),
+            resource.default_service(web::to(move |request: HttpRequest| {
+                let refuse = refuse.clone();
+                async move { refuse(request) }
+            })),
         )
     }
 }

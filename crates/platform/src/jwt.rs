@@ -24,6 +24,10 @@ pub struct Claims {
     pub iat: u64,
     /// Expires at, seconds since the Unix epoch.
     pub exp: u64,
+    /// The session (refresh-token family) the token was issued in: signing
+    /// out revokes it (`mancala_platform::revocation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
 }
 
 /// Why a token was refused. Both map to 401; the client refreshes on
@@ -100,12 +104,32 @@ impl TokenSigner {
 
     /// An access token for `subject`, issued at `now` (Unix seconds).
     pub fn issue(&self, subject: &str, now: u64) -> Result<String, KeyError> {
+        self.sign(subject, None, now)
+    }
+
+    /// An access token for `subject` in session `session`.
+    pub fn issue_in_session(
+        &self,
+        subject: &str,
+        session: &str,
+        now: u64,
+    ) -> Result<String, KeyError> {
+        self.sign(subject, Some(session.to_owned()), now)
+    }
+
+    /// How long the tokens it issues last, in seconds.
+    pub fn ttl_seconds(&self) -> u64 {
+        self.ttl_seconds
+    }
+
+    fn sign(&self, subject: &str, sid: Option<String>, now: u64) -> Result<String, KeyError> {
         let claims = Claims {
             sub: subject.to_owned(),
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
             iat: now,
             exp: now.saturating_add(self.ttl_seconds),
+            sid,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &claims, &self.key)
             .map_err(|e| KeyError(e.to_string()))
@@ -203,6 +227,7 @@ mod tests {
             aud: "players".into(),
             iat: NOW,
             exp: NOW + 900,
+            sid: None,
         };
         parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&forged).unwrap());
         assert_eq!(

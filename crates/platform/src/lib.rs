@@ -14,6 +14,7 @@ pub mod jwt;
 pub mod password;
 pub mod pubsub;
 pub mod ratelimit;
+pub mod revocation;
 pub mod server;
 pub mod socket;
 pub mod sockets;
@@ -22,7 +23,7 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use auth::{Authenticated, Authenticator, MaybeAuthenticated};
+pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity};
 pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};

@@ -189,7 +189,18 @@ impl<M: DeserializeOwned> Socket<M> {
         let now = self.clock.now_millis();
         self.heard_at = now;
         match frame {
-            None | Some(Ok(AggregatedMessage::Close(_))) => Inbound::Closed,
+            // RFC 6455 §5.5.1: a Close is answered with a Close (its code
+            // echoed), so the client sees the handshake finish at once
+            // rather than waiting for the connection to drop.
+            Some(Ok(AggregatedMessage::Close(reason))) => {
+                let echo = reason.map(|reason| CloseReason {
+                    code: reason.code,
+                    description: None,
+                });
+                let _ = self.session.clone().close(echo).await;
+                Inbound::Closed
+            }
+            None => Inbound::Closed,
             Some(Err(ProtocolError::Overflow)) => Inbound::TooBig,
             Some(Err(_)) => Inbound::Closed,
             Some(Ok(AggregatedMessage::Ping(bytes))) => {

@@ -182,3 +182,20 @@ async fn rate_limits_count_per_window_and_subject() {
         Decision::Allowed { remaining: 2 }
     );
 }
+
+#[tokio::test]
+async fn a_revoked_session_reaches_another_process_and_is_forgotten_after_expiry() {
+    use mancala_platform::revocation::Revocations;
+    let stores = TestStores::new().await.unwrap();
+    let (here, elsewhere) = (Revocations::default(), Revocations::default());
+    here.revoke(&stores.redis, "family-1", 1_000).await.unwrap();
+    assert!(here.is_revoked("family-1"));
+    assert!(!elsewhere.is_revoked("family-1"));
+    elsewhere.reload(&stores.redis, 900).await.unwrap();
+    assert!(elsewhere.is_revoked("family-1"));
+    assert!(!elsewhere.is_revoked("family-2"));
+    // Past the last token's expiry nobody needs to remember it.
+    elsewhere.reload(&stores.redis, 1_000).await.unwrap();
+    assert!(!elsewhere.is_revoked("family-1"));
+    stores.cleanup().await.unwrap();
+}

@@ -39,6 +39,10 @@ impl GameRoom {
         clock: Clock,
     ) -> Result<GameRoom, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
+        let authenticator = Authenticator::new(verifier, clock.clone());
+        authenticator
+            .revocations()
+            .follow(redis.clone(), clock.clone());
         let hub = Hub::start(redis.clone(), room_settings.instance.id().to_owned());
         let instance_url = room_settings.instance_url.clone();
         let internal_token = InternalToken(room_settings.instance.internal_token());
@@ -68,7 +72,7 @@ impl GameRoom {
         }
         Ok(GameRoom {
             hosted,
-            authenticator: Authenticator::new(verifier, clock),
+            authenticator,
             internal_token,
         })
     }

@@ -53,7 +53,14 @@ pub struct GameRoomSettings {
     /// A friend room closes this many seconds after it opens.
     #[arg(env = "APP_ROOM_LIFE_SECS", default_value = "86400", value_parser = seconds)]
     pub room_life: Duration,
-    /// How often expired rooms are looked for, in milliseconds.
+    /// A live game nobody has had open, with no move for this many
+    /// seconds, is ended (aborted, `abandoned`): a closed tab's game leaves
+    /// the live lists and the featured games. Friend rooms keep their own
+    /// idle rule (`APP_ROOM_IDLE_SECS`).
+    #[arg(env = "APP_ABANDONED_SECS", default_value = "600", value_parser = positive_seconds)]
+    pub abandoned: Duration,
+    /// How often expired rooms and abandoned games are looked for, in
+    /// milliseconds.
     #[arg(env = "APP_ROOM_SWEEP_MS", default_value = "30000", value_parser = positive_millis)]
     pub room_sweep: Duration,
     /// The most an AI move may take, its wait for a worker included, in

@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use crate::game::host::Deps;
 use crate::game::{HostedGames, ranked};
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
@@ -321,11 +322,27 @@ pub(crate) async fn live_games(
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;
     let rows = store::live(&hosted.deps().postgres, variant, limit(query.limit)?).await?;
-    let games = rows.iter().map(store::GameRow::summary).collect();
+    let games = watched(hosted.deps(), &rows).await;
     Ok(web::Json(GamePage { games, next: None }))
 }
 
-/// The highest-rated live game of each variant (like lichess TV).
+/// Summaries of live games, each with its watchers now.
+async fn watched(deps: &Deps, rows: &[store::GameRow]) -> Vec<GameSummary> {
+    let mut games = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut summary = row.summary();
+        summary.watchers = deps.hub.watchers(row.id).await;
+        games.push(summary);
+    }
+    games
+}
+
+/// Live games a featured game is chosen from, per variant.
+const FEATURE_CANDIDATES: i64 = 20;
+
+/// The live game most worth watching in each variant (like lichess TV):
+/// between two people, rated before casual, then the most watched, then
+/// the highest rated. Never an AI or a hotseat game.
 #[utoipa::path(
     get,
     path = "/v1/games/featured",
@@ -335,12 +352,20 @@ pub(crate) async fn live_games(
 pub(crate) async fn featured_games(
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<Vec<GameSummary>>, ApiError> {
+    let deps = hosted.deps();
     let mut featured = Vec::new();
     for variant in VariantName::ALL {
-        let rows = store::live(&hosted.deps().postgres, Some(variant.as_str()), 1).await?;
-        if let Some(row) = rows.first() {
-            featured.push(row.summary());
-        }
+        let rows = store::featurable(&deps.postgres, variant.as_str(), FEATURE_CANDIDATES).await?;
+        // The rows come rated first, then by rating: a stable sort by
+        // watchers within "rated" keeps that order among equals.
+        let mut candidates = watched(deps, &rows).await;
+        candidates.sort_by_key(|game| {
+            (
+                std::cmp::Reverse(game.rated),
+                std::cmp::Reverse(game.watchers),
+            )
+        });
+        featured.extend(candidates.into_iter().next());
     }
     Ok(web::Json(featured))
 }

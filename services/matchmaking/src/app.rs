@@ -70,6 +70,10 @@ impl Matchmaking {
             &settings.jwt_audience,
             settings.jwt_leeway.as_secs(),
         )?;
+        let authenticator = Authenticator::new(verifier, clock.clone());
+        authenticator
+            .revocations()
+            .follow(redis.clone(), clock.clone());
         let rules = PairingRules {
             wave_ms: match_settings.wave.as_millis() as u64,
             ..PairingRules::default()
@@ -92,13 +96,16 @@ impl Matchmaking {
             signer,
             clock.clone(),
             account_settings,
-            settings.access_token_ttl,
-            settings.refresh_token_ttl,
+            accounts::TokenLifetimes {
+                access: settings.access_token_ttl,
+                refresh: settings.refresh_token_ttl,
+            },
+            authenticator.revocations().clone(),
         )
         .map_err(|error| StartError::Other(error.to_string()))?;
         Ok(Matchmaking {
             accounts,
-            authenticator: Authenticator::new(verifier, clock),
+            authenticator,
             queues,
         })
     }
@@ -112,10 +119,26 @@ impl Matchmaking {
             .configure(accounts::routes::configure)
             .api_route("/v1/lobby", Method::GET, lobby::lobby)
             .api_route("/v1/lobby/stats", Method::GET, games::lobby_stats)
+            .api_route("/v1/queues", Method::GET, games::queues)
+            .api_route("/v1/me/games", Method::GET, games::my_games)
             .api_route("/v1/ai-games", Method::POST, games::ai_game)
             .api_route("/v1/hotseat-games", Method::POST, games::hotseat_game)
-            .api_route("/v1/invites", Method::POST, invites::create)
-            .api_route("/v1/invites/{code}", Method::GET, invites::show)
+            .api_resource(
+                "/v1/invites",
+                vec![
+                    web::post().to(invites::create),
+                    web::get().to(invites::mine),
+                ],
+                "GET, HEAD, POST",
+            )
+            .api_resource(
+                "/v1/invites/{code}",
+                vec![
+                    web::get().to(invites::show),
+                    web::delete().to(invites::cancel),
+                ],
+                "GET, HEAD, DELETE",
+            )
             .api_route("/v1/invites/{code}/accept", Method::POST, invites::accept)
             .configure(openapi::configure);
     }

@@ -17,10 +17,19 @@ pub struct AccountSettings {
     /// argon2 hash), so a script must not mint them freely.
     #[arg(env = "APP_LIMIT_SIGNUPS_PER_IP", default_value = "30/3600")]
     pub signups_per_ip: Limit,
-    /// Wrong passwords for one username, from anywhere: stops guessing one
-    /// account's password.
+    /// Wrong passwords for one username from one address: stops that
+    /// address guessing the account's password, while the owner, signing
+    /// in from elsewhere, is not locked out by a stranger's guesses.
     #[arg(env = "APP_LIMIT_LOGIN_FAILURES_PER_ACCOUNT", default_value = "10/900")]
     pub login_failures_per_account: Limit,
+    /// Wrong passwords for one username from every address together: the
+    /// backstop against guessing spread over many addresses (it does lock
+    /// the account, for everyone, when reached).
+    #[arg(
+        env = "APP_LIMIT_LOGIN_FAILURES_PER_ACCOUNT_ALL",
+        default_value = "200/900"
+    )]
+    pub login_failures_per_account_all: Limit,
     /// Wrong passwords from one address, for any username: stops spraying
     /// one password over many accounts.
     #[arg(env = "APP_LIMIT_LOGIN_FAILURES_PER_IP", default_value = "50/900")]

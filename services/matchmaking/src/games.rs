@@ -4,13 +4,18 @@
 use actix_web::{HttpResponse, web};
 use mancala_ai::{AnyAi, Level};
 use mancala_platform::{ApiError, Authenticated};
+use mancala_proto::VariantName;
 use mancala_proto::game::Side;
 use mancala_proto::game::{CreateGame, SeatRequest};
-use mancala_proto::lobby::{AiGameRequest, HotseatRequest, LobbyStats, NewGameAnswer, SideChoice};
+use mancala_proto::lobby::{
+    AiGameRequest, HotseatRequest, LobbyStats, MyGame, NewGameAnswer, QueueInfo, SideChoice,
+};
 use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::Variant;
 
+use crate::queue::QueueSpec;
 use crate::queue::pairer::QueueDeps;
+use crate::queue::store;
 use crate::{limits, lobby};
 
 fn invalid(message: impl Into<String>) -> ApiError {
@@ -164,4 +169,96 @@ pub(crate) async fn lobby_stats(
     deps: web::Data<QueueDeps>,
 ) -> Result<web::Json<LobbyStats>, ApiError> {
     Ok(web::Json(lobby::stats(&deps).await?))
+}
+
+/// The ranked queues offered, in the order configured, with the players
+/// waiting in each: what a client lists and what `queue_join` must name.
+#[utoipa::path(
+    get,
+    path = "/v1/queues",
+    tag = "lobby",
+    responses((status = 200, description = "The queues", body = [QueueInfo]))
+)]
+pub(crate) async fn queues(
+    deps: web::Data<QueueDeps>,
+) -> Result<web::Json<Vec<QueueInfo>>, ApiError> {
+    let mut queues = Vec::new();
+    for spec in deps
+        .settings
+        .queues
+        .iter()
+        .filter_map(|name| QueueSpec::parse(name))
+    {
+        let waiting = store::waiting(&deps.redis, &spec.name).await?;
+        queues.push(QueueInfo {
+            queue: spec.name,
+            variant: spec.variant,
+            time_control: spec.time_control,
+            waiting,
+        });
+    }
+    Ok(web::Json(queues))
+}
+
+/// Whether `game` is live.
+pub(crate) async fn is_live(
+    postgres: &sqlx::PgPool,
+    game: uuid::Uuid,
+) -> Result<bool, sqlx::Error> {
+    let live = sqlx::query_scalar!(
+        "SELECT status = 'live' AS \"live!\" FROM games WHERE id = $1",
+        game
+    )
+    .fetch_optional(postgres)
+    .await?;
+    Ok(live.unwrap_or(false))
+}
+
+/// Your live games (ranked, against the AI, on one device, with friends),
+/// newest first: where to go back to after a reload or a missed `matched`.
+#[utoipa::path(
+    get,
+    path = "/v1/me/games",
+    tag = "lobby",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Your live games", body = [MyGame]),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn my_games(
+    caller: Authenticated,
+    deps: web::Data<QueueDeps>,
+) -> Result<web::Json<Vec<MyGame>>, ApiError> {
+    let rows = sqlx::query!(
+        r#"SELECT id, variant->>'variant' AS "variant!", rated,
+                  seat0_player, seat1_player, seat0_ai IS NOT NULL OR seat1_ai IS NOT NULL AS "against_ai!"
+           FROM games
+           WHERE status = 'live' AND (seat0_player = $1 OR seat1_player = $1)
+           ORDER BY created_at DESC LIMIT 50"#,
+        caller.player_id,
+    )
+    .fetch_all(&deps.postgres)
+    .await?;
+    let games = rows
+        .into_iter()
+        .map(|row| {
+            let hotseat = row.seat0_player.is_some() && row.seat0_player == row.seat1_player;
+            MyGame {
+                game_id: row.id,
+                variant: VariantName::parse(&row.variant).unwrap_or(VariantName::Kalah),
+                rated: row.rated,
+                against_ai: row.against_ai,
+                hotseat,
+                // Seat 0 moves first; a hotseat player holds both.
+                seat: if row.seat0_player == Some(caller.player_id) {
+                    Side::South
+                } else {
+                    Side::North
+                },
+                ws_path: format!("/v1/games/{}/play", row.id),
+            }
+        })
+        .collect();
+    Ok(web::Json(games))
 }

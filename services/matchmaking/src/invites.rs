@@ -8,13 +8,15 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mancala_platform::{ApiError, Authenticated};
 use mancala_proto::game::{CreateGame, SeatRequest, Side, TimeControl};
-use mancala_proto::lobby::{Invite, InviteCreator, InviteRequest, NewGameAnswer};
+use mancala_proto::lobby::{
+    Invite, InviteAccepted, InviteCreator, InviteRequest, LobbyServerMessage, NewGameAnswer,
+};
 use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
 use mancala_rules::Variant;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::queue::pairer::QueueDeps;
+use crate::queue::pairer::{QueueDeps, player_channel};
 
 /// How long an invite waits for its friend.
 const INVITE_LIFE: Duration = Duration::from_secs(24 * 3600);
@@ -252,10 +254,104 @@ pub(crate) async fn accept(
     )
     .execute(&deps.postgres)
     .await?;
+    // The inviter's lobby sockets hear of it at once (no polling).
+    let friend = InviteCreator {
+        id: caller.player_id,
+        name: crate::ratings::name(&deps.postgres, caller.player_id)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+    };
+    let accepted = LobbyServerMessage::InviteAccepted(InviteAccepted {
+        code: invite.code.clone(),
+        game_id: created.id,
+        friend,
+        ws_path: created.play_path.clone(),
+    });
+    let text = serde_json::to_string(&accepted).unwrap_or_default();
+    deps.pubsub
+        .publish(&player_channel(invite.creator.id), text)
+        .await;
     Ok(HttpResponse::Created().json(NewGameAnswer {
         game_id: created.id,
         // The invited friend moves second.
         seat: Side::North,
         ws_path: created.play_path,
     }))
+}
+
+/// Your invites still waiting for a friend, newest first.
+#[utoipa::path(
+    get,
+    path = "/v1/invites",
+    tag = "invites",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Your open invites", body = [Invite]),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn mine(
+    caller: Authenticated,
+    deps: web::Data<QueueDeps>,
+) -> Result<web::Json<Vec<Invite>>, ApiError> {
+    let codes = sqlx::query_scalar!(
+        "SELECT code FROM invites
+         WHERE creator = $1 AND accepted_by IS NULL AND expires_at > $2
+         ORDER BY created_at DESC",
+        caller.player_id,
+        now(&deps),
+    )
+    .fetch_all(&deps.postgres)
+    .await?;
+    let mut invites = Vec::with_capacity(codes.len());
+    for code in codes {
+        invites.push(find(&deps, &code).await?);
+    }
+    Ok(web::Json(invites))
+}
+
+/// Withdraw an invite of yours that nobody accepted yet: its link then
+/// answers `invite_expired`.
+#[utoipa::path(
+    delete,
+    path = "/v1/invites/{code}",
+    tag = "invites",
+    params(("code" = String, Path, description = "The invite's code")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Withdrawn"),
+        (status = 404, description = "`not_found`: no such invite of yours", body = ErrorBody),
+        (status = 409, description = "`invite_used`: already accepted", body = ErrorBody),
+        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+    )
+)]
+pub(crate) async fn cancel(
+    caller: Authenticated,
+    code: web::Path<String>,
+    deps: web::Data<QueueDeps>,
+) -> Result<HttpResponse, ApiError> {
+    let invite = find(&deps, &code).await?;
+    if invite.creator.id != caller.player_id {
+        // Someone else's invite is none of the caller's business.
+        return Err(ApiError::new(ErrorCode::NotFound, "no such invite"));
+    }
+    let now = now(&deps);
+    let withdrawn = sqlx::query!(
+        "UPDATE invites SET expires_at = $3
+         WHERE code = $1 AND creator = $2 AND accepted_by IS NULL AND expires_at > $3",
+        invite.code,
+        caller.player_id,
+        now,
+    )
+    .execute(&deps.postgres)
+    .await?;
+    if withdrawn.rows_affected() == 1 || invite.status == "expired" {
+        return Ok(HttpResponse::NoContent().finish());
+    }
+    Err(ApiError::new(
+        ErrorCode::InviteUsed,
+        "this invite was already accepted",
+    ))
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::socket::{Inbound, Socket};
 use mancala_platform::sockets::{self, SocketSlot};
-use mancala_platform::{ApiError, Authenticator, Redis};
+use mancala_platform::{ApiError, Authenticator, Redis, SocketIdentity};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
 use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, LobbyStats, QueueStatus};
@@ -87,6 +87,7 @@ pub(crate) async fn lobby(
             socket,
             deps,
             player: None,
+            identity: None,
             slot: None,
         };
         lobby.run(authenticator).await;
@@ -101,6 +102,8 @@ struct Lobby {
     socket: Socket<LobbyClientMessage>,
     deps: QueueDeps,
     player: Option<Uuid>,
+    /// The session its token belongs to: signing out closes the socket.
+    identity: Option<SocketIdentity>,
     /// Its place among the player's open sockets.
     slot: Option<SocketSlot>,
 }
@@ -166,8 +169,9 @@ impl Lobby {
                         }
                     };
                     match (self.player, message) {
-                        (None, LobbyClientMessage::Auth { token }) => match authenticator.player(&token) {
-                            Ok(player) => {
+                        (None, LobbyClientMessage::Auth { token }) => match authenticator.identify(&token) {
+                            Ok(identity) => {
+                                let player = identity.player;
                                 let limit = self.deps.settings.sockets.sockets_per_player;
                                 let now = self.deps.clock.now_millis();
                                 let Some(slot) = sockets::claim(&self.deps.redis, &player.to_string(), limit, now).await else {
@@ -177,7 +181,9 @@ impl Lobby {
                                 };
                                 self.slot = Some(slot);
                                 self.player = Some(player);
+                                self.identity = Some(identity);
                                 subscription = Some(self.deps.pubsub.subscribe(&player_channel(player)).await);
+                                self.resend_match(player).await;
                                 self.keep_alive(player).await;
                                 if let Ok(stats) = stats(&self.deps).await {
                                     self.send(&LobbyServerMessage::LobbyStats(stats)).await;
@@ -198,10 +204,29 @@ impl Lobby {
                             self.error(ErrorCode::InvalidInput, "already authenticated").await;
                         }
                         (Some(player), LobbyClientMessage::QueueJoin { variant, time_control }) => {
-                            self.join(player, &QueueSpec::name_of(&variant, time_control)).await;
+                            let queues = &self.deps.settings.queues;
+                            match QueueSpec::find(queues, &variant, time_control) {
+                                Some(queue) => self.join(player, queue).await,
+                                None => {
+                                    let message = QueueSpec::not_offered(queues, &variant, time_control);
+                                    self.error(ErrorCode::InvalidInput, &message).await;
+                                }
+                            }
                         }
                         (Some(player), LobbyClientMessage::QueueLeave { variant, time_control }) => {
-                            let queue = variant.zip(time_control).map(|(v, tc)| QueueSpec::name_of(&v, tc));
+                            let queue = match variant.zip(time_control) {
+                                // Leaving every queue.
+                                None => None,
+                                Some((variant, time_control)) => {
+                                    let queues = &self.deps.settings.queues;
+                                    let Some(queue) = QueueSpec::find(queues, &variant, time_control) else {
+                                        let message = QueueSpec::not_offered(queues, &variant, time_control);
+                                        self.error(ErrorCode::InvalidInput, &message).await;
+                                        continue;
+                                    };
+                                    Some(queue.name)
+                                }
+                            };
                             if let Err(error) = store::leave(&self.deps.redis, player, queue.as_deref()).await {
                                 tracing::warn!(%error, "leaving a queue");
                                 self.error(ErrorCode::Unavailable, "retry shortly").await;
@@ -227,6 +252,11 @@ impl Lobby {
                         }
                         continue;
                     };
+                    if self.identity.as_ref().is_some_and(|identity| authenticator.signed_out(identity)) {
+                        self.error(ErrorCode::TokenInvalid, "this session has been signed out").await;
+                        self.close(CLOSE_POLICY, "signed out").await;
+                        break;
+                    }
                     // A client that stopped answering (a half-open
                     // connection) must not keep its tickets or its
                     // "online" mark alive.
@@ -252,14 +282,8 @@ impl Lobby {
         }
     }
 
-    async fn join(&mut self, player: Uuid, queue: &str) {
-        let Some(spec) = QueueSpec::parse(queue)
-            .filter(|_| self.deps.settings.queues.iter().any(|q| q == queue))
-        else {
-            self.error(ErrorCode::InvalidInput, &format!("no ranked queue {queue}"))
-                .await;
-            return;
-        };
+    async fn join(&mut self, player: Uuid, spec: QueueSpec) {
+        let queue = spec.name.as_str();
         let deps = &self.deps;
         let joined = async {
             let rating = ratings::rating(&deps.postgres, player, spec.variant.as_str())
@@ -288,6 +312,20 @@ impl Lobby {
             return;
         }
         self.statuses(player).await;
+    }
+
+    /// A `matched` this player may have missed (published while no lobby
+    /// socket of theirs was open), again, while its game is still live.
+    async fn resend_match(&mut self, player: Uuid) {
+        let Some((game, message)) = store::remembered_match(&self.deps.redis, player).await else {
+            return;
+        };
+        let live = crate::games::is_live(&self.deps.postgres, game)
+            .await
+            .unwrap_or(false);
+        if live {
+            self.socket.send(message.into()).await;
+        }
     }
 
     /// `queue_status` for every queue the player waits in.

@@ -36,6 +36,10 @@ impl RatingService {
         clock: Clock,
     ) -> Result<RatingService, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
+        let authenticator = Authenticator::new(verifier, clock.clone());
+        authenticator
+            .revocations()
+            .follow(redis.clone(), clock.clone());
         let rater = Rater {
             postgres,
             pubsub: PubSub::start(redis.clone()),
@@ -45,7 +49,7 @@ impl RatingService {
         };
         Ok(RatingService {
             rater,
-            authenticator: Authenticator::new(verifier, clock),
+            authenticator,
         })
     }
 

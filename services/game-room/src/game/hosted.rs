@@ -126,6 +126,16 @@ impl Lease {
         }
     }
 
+    /// Whether any instance hosts `game` now; `None` when Redis cannot say.
+    pub async fn held(redis: &Redis, game: Uuid) -> Option<bool> {
+        let key = redis.key(&mancala_proto::bus::names::game_lease(game));
+        redis::cmd("EXISTS")
+            .arg(&key)
+            .query_async::<bool>(&mut redis.connection())
+            .await
+            .ok()
+    }
+
     pub async fn release(&self, redis: &Redis) {
         let mut connection = redis.connection();
         let _: Result<i64, _> = redis::Script::new(RELEASE)
@@ -295,6 +305,11 @@ impl HostedGames {
                     Ok(_) => {}
                     Err(error) => tracing::warn!(%error, "sweeping unstarted games"),
                 }
+                match sweep_abandoned(&deps, now).await {
+                    Ok(0) => {}
+                    Ok(ended) => tracing::info!(games = ended, "ended abandoned games"),
+                    Err(error) => tracing::warn!(%error, "sweeping abandoned games"),
+                }
             }
         });
     }
@@ -325,4 +340,23 @@ impl HostedGames {
     pub fn hosted(&self) -> usize {
         self.games.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
+}
+
+/// Ends the games nobody plays any more: no move for `APP_ABANDONED_SECS`
+/// and no host (a host stays while anyone has the game open, and for
+/// `APP_GAME_IDLE_SECS` after). A closed tab's AI or hotseat game, or a
+/// game both players walked out of, would otherwise stay "live" in the
+/// lists for ever.
+async fn sweep_abandoned(deps: &Deps, now: time::OffsetDateTime) -> Result<usize, sqlx::Error> {
+    let quiet = crate::store::quiet_games(&deps.postgres, now - deps.settings.abandoned).await?;
+    let mut ended = 0;
+    for (game, epoch) in quiet {
+        if Lease::held(&deps.redis, game).await != Some(false) {
+            continue; // hosted (or Redis cannot tell): someone is there
+        }
+        if crate::store::abandon(&deps.postgres, game, epoch, now).await? {
+            ended += 1;
+        }
+    }
+    Ok(ended)
 }

@@ -55,8 +55,20 @@ pub(crate) async fn create(
             rd: None,
         }
     };
-    let seats = [seat(1), seat(0)];
+    let mut seats = [seat(1), seat(0)];
     let mut tx = postgres.begin().await?;
+    // A series shows each player's rating as it is now, not as it was at
+    // its first game: the previous games have been rated since.
+    let variant = VariantSpec::from(info.variant).name();
+    let shows_ratings = info.asked_rated() || seats.iter().any(|seat| seat.rating.is_some());
+    for seat in seats.iter_mut().filter(|_| shows_ratings) {
+        if let Some(player) = seat.player
+            && let Some((rating, rd)) =
+                store::current_rating(&mut tx, player, variant.as_str()).await?
+        {
+            (seat.rating, seat.rd) = (Some(rating), Some(rd));
+        }
+    }
     let (rated, casual_reason) =
         ranked::decide(&mut tx, info.asked_rated(), &seats, pair_limit, now).await?;
     let next = NewGame {

@@ -3,6 +3,22 @@
 
 use super::*;
 
+/// A player's rating and deviation in `variant` now, if they have one.
+pub(crate) async fn current_rating(
+    connection: &mut PgConnection,
+    player: Uuid,
+    variant: &str,
+) -> Result<Option<(f64, f64)>, sqlx::Error> {
+    let row = sqlx::query!(
+        "SELECT rating, rd FROM ratings WHERE player_id = $1 AND variant = $2",
+        player,
+        variant,
+    )
+    .fetch_optional(connection)
+    .await?;
+    Ok(row.map(|row| (row.rating, row.rd)))
+}
+
 /// How many games between two players, made since `since`, may still count
 /// for rating: rated ones that were not aborted (live ones included).
 pub(crate) async fn rated_games_between(

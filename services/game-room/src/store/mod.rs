@@ -161,7 +161,15 @@ impl GameRow {
             reason: self.reason,
             created_at: self.created_at.clone(),
             ended_at: self.ended_at.clone(),
+            against_ai: self.against_ai(),
+            hotseat: self.hotseat(),
+            watchers: 0,
         }
+    }
+
+    /// One player in both seats.
+    pub(crate) fn hotseat(&self) -> bool {
+        self.seat0_player.is_some() && self.seat0_player == self.seat1_player
     }
 
     /// The keyset cursor after this row, for history pages.
@@ -222,6 +230,29 @@ pub(crate) async fn history(
 }
 
 /// Live games, highest rated first (casual games count as unrated, 0).
+/// The live games worth featuring in `variant`: between two people (no
+/// AI seat, not one device), rated first, then by rating; at most `limit`
+/// (the caller orders these by their watchers too).
+pub(crate) async fn featurable(
+    pool: &PgPool,
+    variant: &str,
+    limit: i64,
+) -> Result<Vec<GameRow>, sqlx::Error> {
+    select_game_rows!(
+        r#"WHERE g.status = 'live' AND g.variant->>'variant' = $1
+             AND g.seat0_ai IS NULL AND g.seat1_ai IS NULL
+             AND g.seat0_player IS DISTINCT FROM g.seat1_player
+           ORDER BY g.rated DESC,
+                    COALESCE(g.seat0_rating, 0) + COALESCE(g.seat1_rating, 0) DESC,
+                    g.created_at DESC
+           LIMIT $2"#,
+        variant,
+        limit,
+    )
+    .fetch_all(pool)
+    .await
+}
+
 pub(crate) async fn live(
     pool: &PgPool,
     variant: Option<&str>,

@@ -63,7 +63,8 @@ pub(crate) async fn close_expired_rooms(
 }
 
 /// Aborts games not yet played (a side has never moved) whose side to move
-/// began before `turn_before` (long past its first-move window): a hosted
+/// began before `turn_before` (long past its first-move window, in the
+/// games that have one: rated or timed): a hosted
 /// game aborts itself on
 /// time, but one that nobody hosts (an AI game whose tab closed at once, a
 /// ranked game both players left after one move) has no host to do it, and
@@ -77,6 +78,7 @@ pub(crate) async fn abort_unstarted(
         r#"UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
                               ended_at = $1, version = version + 1
            WHERE g.status = 'live' AND g.moved <> 3
+             AND (g.rated OR g.casual_reason IS NOT NULL OR g.clock_initial_ms IS NOT NULL)
              AND COALESCE(g.turn_started_at, g.created_at) <= $2
            RETURNING g.id"#,
         now,
@@ -84,6 +86,46 @@ pub(crate) async fn abort_unstarted(
     )
     .fetch_all(pool)
     .await
+}
+
+/// Live games outside friend rooms with no move since `quiet_before`: the
+/// candidates for ending as abandoned (the caller skips those a host holds,
+/// which someone has had open lately).
+pub(crate) async fn quiet_games(
+    pool: &PgPool,
+    quiet_before: OffsetDateTime,
+) -> Result<Vec<(Uuid, i64)>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT id, epoch FROM games
+           WHERE status = 'live' AND room_id IS NULL
+             AND COALESCE(turn_started_at, created_at) <= $1
+           ORDER BY created_at LIMIT 500"#,
+        quiet_before,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows.into_iter().map(|row| (row.id, row.epoch)).collect())
+}
+
+/// Ends a quiet game as abandoned, if it is still live under `epoch` (no
+/// host took it meanwhile): aborted, never rated. False if it was not.
+pub(crate) async fn abandon(
+    pool: &PgPool,
+    game: Uuid,
+    epoch: i64,
+    now: OffsetDateTime,
+) -> Result<bool, sqlx::Error> {
+    let ended = sqlx::query!(
+        "UPDATE games SET status = 'aborted', result = 'aborted', reason = 'abandoned',
+                          ended_at = $3, version = version + 1
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(ended.rows_affected() == 1)
 }
 
 /// A player leaves a friend room for good: it closes, and remembers who

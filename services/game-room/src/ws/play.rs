@@ -3,7 +3,7 @@
 //! its events come back.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use mancala_platform::{ApiError, Authenticator};
+use mancala_platform::{ApiError, Authenticator, SocketIdentity};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
@@ -48,12 +48,12 @@ async fn authenticate(
     socket: &mut Socket,
     authenticator: &Authenticator,
     tick: &mut tokio::time::Interval,
-) -> Option<Result<Uuid, (ErrorCode, String)>> {
+) -> Option<Result<SocketIdentity, (ErrorCode, String)>> {
     loop {
         tokio::select! {
             inbound = socket.next() => match inbound {
                 Inbound::Message(ClientMessage::Auth { token }) => {
-                    return Some(authenticator.player(&token).map_err(|e| (e.code, e.message)));
+                    return Some(authenticator.identify(&token).map_err(|e| (e.code, e.message)));
                 }
                 Inbound::Message(_) => {
                     return Some(Err((ErrorCode::Unauthenticated, "the first message must be auth".into())));
@@ -167,15 +167,16 @@ async fn join(
 async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator: Authenticator) {
     let mut tick = tokio::time::interval(hosted.deps().settings.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let player = match Box::pin(authenticate(&mut socket, &authenticator, &mut tick)).await {
+    let identity = match Box::pin(authenticate(&mut socket, &authenticator, &mut tick)).await {
         None => return,
-        Some(Ok(player)) => player,
+        Some(Ok(identity)) => identity,
         Some(Err((code, message))) => {
             let close = code.ws_close().unwrap_or(CLOSE_POLICY);
             socket.close_with(code, &message, close).await;
             return;
         }
     };
+    let player = identity.player;
     let deps = hosted.deps();
     let limit = deps.settings.sockets.sockets_per_player;
     let Some(mut slot) = Box::pin(sockets::claim(
@@ -241,6 +242,8 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
             seats: &seats,
             you,
             slot: &mut slot,
+            identity: &identity,
+            authenticator: &authenticator,
         };
         serve(&mut socket, &mut seated, &mut tick, hosted.deps()).await;
     }
@@ -256,6 +259,9 @@ struct Seated<'a> {
     you: Option<Side>,
     /// Its place among the player's open sockets, renewed while it lives.
     slot: &'a mut SocketSlot,
+    /// Who opened it, in which session: signing out closes it.
+    identity: &'a SocketIdentity,
+    authenticator: &'a Authenticator,
 }
 
 /// The socket's life after joining; returns when it should close (having
@@ -341,6 +347,10 @@ async fn serve(
                 }
             },
             _ = tick.tick() => {
+                if seated.authenticator.signed_out(seated.identity) {
+                    finish(socket, ErrorCode::TokenInvalid, "this session has been signed out", CLOSE_POLICY).await;
+                    return;
+                }
                 Box::pin(seated.slot.renew(deps.clock.now_millis())).await;
                 if !socket.keep_alive().await {
                     socket.close(CLOSE_POLICY, "no sign of life").await;

@@ -486,16 +486,25 @@ async fn a_game_nobody_ever_opens_is_aborted_in_time() {
     let instance = world.instance().await;
     let (south, _) = world.player("South").await;
     let (north, _) = world.player("North").await;
-    let game = instance
+    let rated = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            true,
+        )
+        .await;
+    let casual = instance
         .create(
             json!({"variant": "kalah"}),
             [seat(south), seat(north)],
             false,
         )
         .await;
-    // Nobody hosts it, so no host aborts it at the first-move deadline; the
-    // sweeper does, once a host surely would have.
-    live_then_aborted(&world, &instance, game.id, 61_000, 30_000, "no_start").await;
+    // Nobody hosts it, so no host aborts the rated one at the first-move
+    // deadline; the sweeper does, once a host surely would have.
+    live_then_aborted(&world, &instance, rated.id, 61_000, 30_000, "no_start").await;
+    // An untimed casual game has no such deadline: it goes once abandoned.
+    live_then_aborted(&world, &instance, casual.id, 0, 600_000, "abandoned").await;
     world.cleanup().await;
 }
 

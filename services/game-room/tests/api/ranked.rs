@@ -493,13 +493,17 @@ async fn in_a_casual_room_a_seat_never_taken_aborts_and_leaving_ends_the_room() 
             _ => None,
         })
         .await;
-    // North (now first) never comes to it: it aborts, nobody loses.
+    // North (now first) does not come to it. Untimed and casual, it has no
+    // first-move deadline (friends may talk first): still live a minute
+    // on; South gives up on it before anyone moved, and nobody loses.
     let (mut a2, _) = instance.play(&game_at(next), &south_token).await;
     world.clock.advance(60_000);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    a2.send(json!({"t": "resign"})).await;
     let end = a2.until(over).await;
     assert_eq!(
         (end.result, end.reason),
-        (GameResult::Aborted, EndReason::NoStart)
+        (GameResult::Aborted, EndReason::Resign)
     );
     // Leaving is refused while a game of the room is on elsewhere, or
     // from a game the room has moved on from.

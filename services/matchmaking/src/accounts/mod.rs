@@ -11,4 +11,4 @@ pub(crate) mod routes;
 pub(crate) mod service;
 pub(crate) mod store;
 
-pub(crate) use service::Accounts;
+pub(crate) use service::{Accounts, TokenLifetimes};

@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use mancala_platform::jwt::TokenSigner;
 use mancala_platform::ratelimit::{self, Decision, Limit};
+use mancala_platform::revocation::Revocations;
 use mancala_platform::{ApiError, Clock, Redis, SecretString, password};
 use mancala_proto::{Credentials, ErrorCode, Player, Session};
 use sqlx::PgPool;
@@ -22,6 +23,13 @@ use crate::config::AccountSettings;
 
 /// Guest names tried before the name space is widened.
 const NAME_ATTEMPTS: u32 = 8;
+
+/// How long a session's tokens live.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TokenLifetimes {
+    pub access: Duration,
+    pub refresh: Duration,
+}
 
 /// Everything the accounts endpoints need; cheap to clone.
 #[derive(Clone)]
@@ -37,6 +45,8 @@ pub(crate) struct Accounts {
     /// for an unknown name takes as long as a wrong password and does not
     /// reveal which usernames exist.
     decoy_hash: Arc<str>,
+    /// Signed-out sessions, shared with this service's authenticator.
+    revocations: Revocations,
 }
 
 impl Accounts {
@@ -47,9 +57,13 @@ impl Accounts {
         signer: TokenSigner,
         clock: Clock,
         settings: AccountSettings,
-        access_ttl: Duration,
-        refresh_ttl: Duration,
+        lifetimes: TokenLifetimes,
+        revocations: Revocations,
     ) -> Result<Accounts, password::PasswordError> {
+        let TokenLifetimes {
+            access: access_ttl,
+            refresh: refresh_ttl,
+        } = lifetimes;
         let decoy_hash = password::hash(&SecretString::from(Uuid::new_v4().to_string()))?;
         Ok(Accounts {
             postgres,
@@ -60,6 +74,7 @@ impl Accounts {
             access_ttl,
             refresh_ttl,
             decoy_hash: Arc::from(decoy_hash),
+            revocations,
         })
     }
 
@@ -149,6 +164,12 @@ impl Accounts {
                 format!("the username {:?} is taken", username.as_str()),
             )
         };
+        let registered_already = || {
+            ApiError::new(
+                ErrorCode::AlreadyRegistered,
+                "this player is already registered",
+            )
+        };
         let mut tx = self.postgres.begin().await?;
         let id = match caller {
             Some(id) => {
@@ -156,10 +177,7 @@ impl Accounts {
                     ApiError::new(ErrorCode::TokenInvalid, "the access token's player is gone")
                 })?;
                 if !player.guest {
-                    return Err(ApiError::new(
-                        ErrorCode::AlreadyRegistered,
-                        "this player is already registered",
-                    ));
+                    return Err(registered_already());
                 }
                 store::revoke_player_families(&mut tx, id, now).await?;
                 id
@@ -178,6 +196,9 @@ impl Accounts {
         }
         .await;
         match written {
+            Err(error) if store::is_second_registration(&error) => {
+                return Err(registered_already());
+            }
             Err(error) if store::is_unique_violation(&error) => return Err(taken()),
             other => other?,
         }
@@ -188,7 +209,9 @@ impl Accounts {
         };
         let session = self.start_session(&mut tx, player).await?;
         tx.commit().await.map_err(|error| {
-            if store::is_unique_violation(&error) {
+            if store::is_second_registration(&error) {
+                registered_already()
+            } else if store::is_unique_violation(&error) {
                 taken()
             } else {
                 error.into()
@@ -206,11 +229,23 @@ impl Accounts {
         let wrong = || ApiError::new(ErrorCode::InvalidCredentials, "wrong username or password");
         // Any spelling of a name is one account for the limit.
         let account = credentials.username.to_lowercase();
+        // The account's limit is per address (see the settings).
+        let account_here = format!("{account}@{client_ip}");
         let limits = &self.settings;
         self.check("login-ip", client_ip, limits.login_failures_per_ip)
             .await?;
-        self.check("login-account", &account, limits.login_failures_per_account)
-            .await?;
+        self.check(
+            "login-account",
+            &account_here,
+            limits.login_failures_per_account,
+        )
+        .await?;
+        self.check(
+            "login-account-all",
+            &account,
+            limits.login_failures_per_account_all,
+        )
+        .await?;
         let (Ok(_), Ok(password)) = (
             Username::parse(&credentials.username),
             Password::parse(SecretString::from(credentials.password)),
@@ -228,8 +263,18 @@ impl Accounts {
             _ => {
                 self.count("login-ip", client_ip, limits.login_failures_per_ip)
                     .await?;
-                self.count("login-account", &account, limits.login_failures_per_account)
-                    .await?;
+                self.count(
+                    "login-account",
+                    &account_here,
+                    limits.login_failures_per_account,
+                )
+                .await?;
+                self.count(
+                    "login-account-all",
+                    &account,
+                    limits.login_failures_per_account_all,
+                )
+                .await?;
                 return Err(wrong());
             }
         };
@@ -237,7 +282,7 @@ impl Accounts {
         ratelimit::reset(
             &self.redis,
             "login-account",
-            &account,
+            &account_here,
             limits.login_failures_per_account,
             now_secs,
         )
@@ -264,6 +309,7 @@ impl Accounts {
             if state.rotated && !state.revoked {
                 store::revoke_family(&mut tx, state.family, now).await?;
                 tx.commit().await?;
+                self.end_session(state.family).await?;
                 tracing::warn!(family = %state.family, "refresh token reused: family revoked");
             }
             return Err(if state.expired && !state.revoked && !state.rotated {
@@ -279,7 +325,7 @@ impl Accounts {
         store::add_token(&mut tx, rotated.family, &fresh.digest(), now).await?;
         store::extend_family(&mut tx, rotated.family, now + self.refresh_ttl).await?;
         store::touch_player(&mut tx, player.id, now).await?;
-        let session = self.session(player, fresh)?;
+        let session = self.session(player, fresh, rotated.family)?;
         tx.commit().await?;
         Ok(session)
     }
@@ -296,6 +342,17 @@ impl Accounts {
             .ok_or_else(invalid)?;
         store::revoke_family(&mut tx, state.family, now).await?;
         tx.commit().await?;
+        self.end_session(state.family).await
+    }
+
+    /// Refuses the session's access tokens from now on, everywhere, and
+    /// closes the sockets opened with them (until the last could expire).
+    async fn end_session(&self, family: Uuid) -> Result<(), ApiError> {
+        let (now, _) = self.now();
+        let until = now + self.access_ttl.as_secs() + 60;
+        self.revocations
+            .revoke(&self.redis, &family.to_string(), until)
+            .await?;
         Ok(())
     }
 
@@ -324,23 +381,23 @@ impl Accounts {
         let (_, now) = self.now();
         let token = new_refresh_token()?;
         let expires_at = now + self.refresh_ttl;
-        store::start_family(
-            tx,
-            Uuid::now_v7(),
-            player.id,
-            &token.digest(),
-            now,
-            expires_at,
-        )
-        .await?;
-        self.session(player, token)
+        let family = Uuid::now_v7();
+        store::start_family(tx, family, player.id, &token.digest(), now, expires_at).await?;
+        self.session(player, token, family)
     }
 
-    fn session(&self, player: PlayerRow, refresh: RefreshToken) -> Result<Session, ApiError> {
+    /// A session's tokens: the access token names the session (the refresh
+    /// family), so that signing out revokes it.
+    fn session(
+        &self,
+        player: PlayerRow,
+        refresh: RefreshToken,
+        family: Uuid,
+    ) -> Result<Session, ApiError> {
         let (now, _) = self.now();
         let access_token = self
             .signer
-            .issue(&player.id.to_string(), now)
+            .issue_in_session(&player.id.to_string(), &family.to_string(), now)
             .map_err(|error| {
                 tracing::error!(%error, "signing an access token");
                 ApiError::internal()

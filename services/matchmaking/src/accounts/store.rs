@@ -17,6 +17,17 @@ pub(crate) fn is_unique_violation(error: &sqlx::Error) -> bool {
         .is_some_and(|code| code == UNIQUE_VIOLATION)
 }
 
+/// Whether `error` is the clash of a second credentials row for one player:
+/// two registrations of one guest that raced (the loser's check ran on a
+/// snapshot from before the winner's commit). Not a taken name.
+pub(crate) fn is_second_registration(error: &sqlx::Error) -> bool {
+    is_unique_violation(error)
+        && error
+            .as_database_error()
+            .and_then(|database| database.constraint())
+            == Some("credentials_pkey")
+}
+
 /// A player and whether they have registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct PlayerRow {

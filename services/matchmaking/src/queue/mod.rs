@@ -37,12 +37,23 @@ impl QueueSpec {
         })
     }
 
-    /// The queue's name for a variant and time control.
-    pub fn name_of(variant: &str, time_control: TimeControl) -> String {
+    /// The configured queue for `variant` at exactly `time_control`: a
+    /// clock the queues do not offer (3 min 59 s, say) matches none rather
+    /// than the nearest.
+    pub fn find(queues: &[String], variant: &str, time_control: TimeControl) -> Option<QueueSpec> {
+        queues
+            .iter()
+            .filter_map(|name| QueueSpec::parse(name))
+            .find(|queue| queue.variant.as_str() == variant && queue.time_control == time_control)
+    }
+
+    /// The answer to a queue that is not offered, naming those that are.
+    pub fn not_offered(queues: &[String], variant: &str, time_control: TimeControl) -> String {
         format!(
-            "{variant}:{}+{}",
-            time_control.initial_secs / 60,
-            time_control.increment_secs
+            "no ranked queue for {variant} at {} s + {} s; the queues are {} (GET /v1/queues)",
+            time_control.initial_secs,
+            time_control.increment_secs,
+            queues.join(", ")
         )
     }
 }
@@ -55,10 +66,29 @@ mod tests {
     fn queue_names_round_trip() {
         let spec = QueueSpec::parse("kalah:3+2").unwrap();
         assert_eq!(spec.time_control.initial_secs, 180);
+        let queues = ["kalah:3+2".to_owned(), "oware:5+3".to_owned()];
         assert_eq!(
-            QueueSpec::name_of(spec.variant.as_str(), spec.time_control),
-            "kalah:3+2"
+            QueueSpec::find(&queues, "kalah", spec.time_control),
+            Some(spec)
         );
+        let clock = |initial_secs, increment_secs| TimeControl {
+            initial_secs,
+            increment_secs,
+        };
+        // Exactly, or not at all: no rounding to the minute.
+        for (variant, initial, increment) in [
+            ("kalah", 181, 2),
+            ("kalah", 239, 2),
+            ("kalah", 1, 0),
+            ("kalah", 180, 3),
+            ("mangala", 180, 2),
+        ] {
+            assert_eq!(
+                QueueSpec::find(&queues, variant, clock(initial, increment)),
+                None,
+                "{variant} {initial}+{increment}"
+            );
+        }
         for bad in ["chess:3+2", "kalah", "kalah:0+1", "kalah:x+1"] {
             assert!(QueueSpec::parse(bad).is_none(), "{bad}");
         }

@@ -166,6 +166,11 @@ async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
 
 async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
     let text = serde_json::to_string(message).unwrap_or_default();
+    if let LobbyServerMessage::Matched(matched) = message {
+        // Published once: a lobby socket that was down at that moment
+        // (a reload, a dropped network) hears it when it comes back.
+        store::remember_match(&deps.redis, player, matched.game_id, &text).await;
+    }
     deps.pubsub.publish(&player_channel(player), text).await;
 }
 

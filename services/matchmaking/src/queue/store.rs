@@ -297,3 +297,36 @@ pub async fn last_opponent(
         .await?;
     Ok(last.and_then(|text| Uuid::parse_str(&text).ok()))
 }
+
+/// How long a `matched` waits for a lobby socket that missed it.
+const MATCH_REMEMBERED_SECS: u64 = 120;
+
+fn matched_key(redis: &Redis, player: Uuid) -> String {
+    redis.key(&format!("lobby:matched:{player}"))
+}
+
+/// Keeps the `matched` just published to `player` (its game and the
+/// message), for a lobby socket that reconnects shortly after.
+pub async fn remember_match(redis: &Redis, player: Uuid, game: Uuid, message: &str) {
+    let value = format!("{game} {message}");
+    let stored: Result<(), _> = redis
+        .connection()
+        .set_ex(matched_key(redis, player), value, MATCH_REMEMBERED_SECS)
+        .await;
+    if let Err(error) = stored {
+        tracing::warn!(%error, "remembering a match");
+    }
+}
+
+/// The last `matched` of `player`, if recent: its game and the message.
+pub async fn remembered_match(redis: &Redis, player: Uuid) -> Option<(Uuid, String)> {
+    let value: Option<String> = redis
+        .connection()
+        .get(matched_key(redis, player))
+        .await
+        .ok()?;
+    let (game, message) = value?
+        .split_once(' ')
+        .map(|(g, m)| (g.to_owned(), m.to_owned()))?;
+    Some((game.parse().ok()?, message))
+}

@@ -73,6 +73,7 @@ pub(crate) fn roomy_limits() -> AccountSettings {
     AccountSettings {
         signups_per_ip: roomy,
         login_failures_per_account: roomy,
+        login_failures_per_account_all: roomy,
         login_failures_per_ip: roomy,
         trust_forwarded_for: false,
     }
@@ -235,6 +236,18 @@ impl TestApp {
             None,
         )
         .await
+    }
+
+    /// A login from `address` (trusted as `X-Forwarded-For` when the
+    /// settings say so).
+    pub(crate) async fn login_from(&self, address: &str, username: &str, password: &str) -> Reply {
+        let request = self
+            .client
+            .post(self.url("/v1/auth/login"))
+            .insert_header(("content-type", "application/json"))
+            .insert_header(("x-forwarded-for", address));
+        let body = json!({"username": username, "password": password}).to_string();
+        send(request, body.into_bytes()).await
     }
 
     pub(crate) async fn refresh(&self, refresh_token: &str) -> Reply {

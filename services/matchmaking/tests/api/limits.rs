@@ -81,6 +81,45 @@ async fn failed_logins_are_limited_per_account() {
 }
 
 #[actix_web::test]
+async fn a_strangers_guesses_do_not_lock_the_owner_out() {
+    let app = TestApp::spawn_with(AccountSettings {
+        login_failures_per_account: limit(3),
+        login_failures_per_account_all: limit(8),
+        trust_forwarded_for: true,
+        ..roomy_limits()
+    })
+    .await;
+    app.register("victor", "right password", None).await;
+    for _ in 0..3 {
+        app.login_from("203.0.113.9", "victor", "wrong password")
+            .await
+            .expect_error(401, ErrorCode::InvalidCredentials);
+    }
+    // The guesser's address is stopped, even with the right password...
+    app.login_from("203.0.113.9", "victor", "right password")
+        .await
+        .expect_error(429, ErrorCode::RateLimited);
+    // ...the owner, elsewhere, is not.
+    assert_eq!(
+        app.login_from("198.51.100.7", "victor", "right password")
+            .await
+            .status
+            .as_u16(),
+        200
+    );
+    // Guesses spread over many addresses meet the account's backstop.
+    for address in 1..=5 {
+        app.login_from(&format!("192.0.2.{address}"), "victor", "wrong password")
+            .await
+            .expect_error(401, ErrorCode::InvalidCredentials);
+    }
+    app.login_from("198.51.100.7", "victor", "right password")
+        .await
+        .expect_error(429, ErrorCode::RateLimited);
+    app.cleanup().await;
+}
+
+#[actix_web::test]
 async fn failed_logins_are_limited_per_address() {
     let app = TestApp::spawn_with(AccountSettings {
         login_failures_per_ip: limit(4),

@@ -48,6 +48,15 @@ impl GameInfo {
         self.rated || self.casual_reason.is_some()
     }
 
+    /// Whether each side's first move has a deadline: in a rated or timed
+    /// game, where a seat never taken must not hold the other player (or
+    /// a clock) hostage. An untimed casual game may take its time to start:
+    /// friends talking in a room, a family at one device. The room's idle
+    /// rule, or the rule for games nobody is connected to, ends those.
+    pub fn first_move_due(&self) -> bool {
+        self.asked_rated() || self.time_control.is_some()
+    }
+
     /// Two different people, neither seat an AI: the games where a drop,
     /// a rematch offer and leaving a room mean something.
     pub fn between_people(&self) -> bool {
@@ -402,10 +411,11 @@ impl LiveGame {
     /// The abort at `now`, if the game has not been played yet (a side has
     /// never moved) and the side to move let `limit_ms` pass since its turn
     /// began: a seat never taken, or a first move never made, aborts the
-    /// game; it never loses on time.
+    /// game; it never loses on time. Only where a first move is due.
     pub fn first_move_missed(&self, now: u64, limit_ms: u64) -> Option<Over> {
         let due = self.turn_since().saturating_add(limit_ms);
-        (!self.is_over() && !self.played() && now >= due).then(|| self.aborted(EndReason::NoStart))
+        let missed = self.info.first_move_due() && !self.is_over() && !self.played() && now >= due;
+        missed.then(|| self.aborted(EndReason::NoStart))
     }
 
     /// The end without a result (no start, room closed).
@@ -630,6 +640,8 @@ impl LiveGame {
             game_id: self.info.id,
             variant: self.info.variant.into(),
             rated: self.info.rated,
+            against_ai: self.info.against_ai,
+            hotseat: self.info.hotseat(),
             status,
             seats: self.info.seats.clone(),
             board: board(position),

@@ -178,8 +178,36 @@ fn a_side_that_never_moves_in_its_window_aborts_the_game() {
 }
 
 #[test]
+fn an_untimed_casual_game_has_no_first_move_window() {
+    let mut casual = info(None);
+    casual.rated = false;
+    let game = LiveGame::new(casual.clone());
+    assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
+    // Timed, or asked for as rated, it has.
+    casual.time_control = Some(TimeControl {
+        initial_secs: 600,
+        increment_secs: 0,
+    });
+    assert!(
+        LiveGame::new(casual)
+            .first_move_missed(31_000, 30_000)
+            .is_some()
+    );
+    let mut capped = info(None);
+    capped.rated = false;
+    capped.casual_reason = Some(CasualReason::PairLimit);
+    assert!(
+        LiveGame::new(capped)
+            .first_move_missed(31_000, 30_000)
+            .is_some()
+    );
+}
+
+#[test]
 fn an_extra_turn_before_the_opponents_first_move_is_in_the_window_too() {
-    let mut game = LiveGame::new(info(None));
+    let mut ranked = info(None);
+    ranked.rated = true;
+    let mut game = LiveGame::new(ranked);
     // Kalah pit 3 from the start: an extra turn for South.
     play_at(&mut game, Side::South, 3, 5_000);
     assert_eq!(game.turn(), Some(Side::South));
@@ -313,8 +341,11 @@ fn an_undone_game_remembers_it_was_played_when_reloaded() {
     assert!(game.played());
     assert_eq!(game.first_move_missed(10_000_000, 30_000), None);
     // Not yet played, undone to the start at 50 s: the window runs from
-    // the undo, after a reload too.
-    let mut hotseat = info(None);
+    // the undo, after a reload too (timed: an untimed one has no window).
+    let mut hotseat = info(Some(TimeControl {
+        initial_secs: 600,
+        increment_secs: 0,
+    }));
     hotseat.seats[1].player = hotseat.seats[0].player;
     let game = LiveGame::replay(
         hotseat,

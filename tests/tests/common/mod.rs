@@ -1,0 +1,235 @@
+//! What the end-to-end checks against the real `arena` process share: the
+//! process with fresh stores and short windows, guests, sockets, friend
+//! rooms, and the game records and rating rows in Postgres.
+
+#![allow(dead_code)] // each test file uses its own share of these
+
+use std::time::{Duration, Instant};
+
+use mancala_platform::ExposeSecret;
+use mancala_platform::testing::{TestStores, database_url, redis_url};
+use mancala_tests::harness::{Guest, Service, Ws, call, free_port, guest, request, start};
+use serde_json::{Value, json};
+
+pub(crate) const WAIT: Duration = Duration::from_secs(10);
+
+pub(crate) struct Arena {
+    pub(crate) service: Service,
+    pub(crate) stores: TestStores,
+}
+
+impl Arena {
+    pub(crate) async fn start(extra: &[(&str, &str)]) -> Arena {
+        let stores = TestStores::new().await.unwrap();
+        let mut env = vec![
+            (
+                "DATABASE_URL",
+                database_url(&stores.database).expose_secret().to_owned(),
+            ),
+            ("REDIS_URL", redis_url().expose_secret().to_owned()),
+            ("APP_REDIS_PREFIX", stores.prefix.clone()),
+            ("APP_WS_TICK_MS", "50".to_owned()),
+            ("APP_PAIRING_WAVE_MS", "100".to_owned()),
+            ("APP_LOBBY_TICK_MS", "50".to_owned()),
+            ("APP_RATING_POLL_MS", "100".to_owned()),
+            ("APP_WS_RATE", "200/100".to_owned()),
+            ("APP_LOG_FORMAT", "json".to_owned()),
+            ("RUST_LOG", "error".to_owned()),
+        ];
+        for (name, value) in extra {
+            env.push((name, (*value).to_owned()));
+        }
+        Arena {
+            service: start("arena", free_port(), &env).await,
+            stores,
+        }
+    }
+
+    pub(crate) fn base(&self) -> &str {
+        &self.service.base
+    }
+
+    pub(crate) async fn guest(&self) -> Guest {
+        guest(self.base()).await
+    }
+
+    /// A play socket, authenticated; its first message (a `state`, or the
+    /// error that refused it).
+    pub(crate) async fn open(&self, game: &str, who: &Guest) -> (Ws, Value) {
+        let mut ws = Ws::open(format!("{}/v1/games/{game}/play", self.base()))
+            .await
+            .unwrap();
+        ws.send(json!({"t": "auth", "d": {"token": who.token}}))
+            .await;
+        let first = ws.next(WAIT).await.expect("an answer to auth");
+        (ws, first)
+    }
+
+    /// A play socket and the game's `state`.
+    pub(crate) async fn play(&self, game: &str, who: &Guest) -> (Ws, Value) {
+        let (ws, first) = self.open(game, who).await;
+        assert_eq!(first["t"], "state", "{first}");
+        (ws, first["d"].clone())
+    }
+
+    /// A friend room between `a` (the inviter, first) and `b`: its game.
+    pub(crate) async fn room(
+        &self,
+        a: &Guest,
+        b: &Guest,
+        rated: bool,
+        clock: Option<Value>,
+    ) -> String {
+        let mut body = json!({"variant": {"variant": "kalah"}, "rated": rated});
+        if let Some(clock) = clock {
+            body["time_control"] = clock;
+        }
+        let invite = request(
+            "POST",
+            format!("{}/v1/invites", self.base()),
+            Some(body),
+            Some(&a.token),
+        )
+        .await;
+        let code = invite["code"].as_str().unwrap();
+        let accepted = request(
+            "POST",
+            format!("{}/v1/invites/{code}/accept", self.base()),
+            None,
+            Some(&b.token),
+        )
+        .await;
+        accepted["game_id"].as_str().unwrap().to_owned()
+    }
+
+    pub(crate) async fn record(&self, game: &str) -> Value {
+        call(
+            "GET",
+            format!("{}/v1/games/{game}", self.base()),
+            None,
+            None,
+        )
+        .await
+        .1
+    }
+
+    /// Waits for the game's status to become `status`: its record.
+    pub(crate) async fn status(&self, game: &str, status: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let record = self.record(game).await;
+            if record["status"] == status {
+                return record;
+            }
+            assert!(Instant::now() < deadline, "{game} never {status}: {record}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub(crate) async fn scalar(&self, sql: &str, player: &str) -> i64 {
+        sqlx::query_scalar(sql)
+            .bind(player.parse::<uuid::Uuid>().unwrap())
+            .fetch_one(&self.stores.postgres)
+            .await
+            .unwrap()
+    }
+
+    /// Rating rows and rating-history rows a player has.
+    pub(crate) async fn rated(&self, who: &Guest) -> (i64, i64) {
+        let ratings = self
+            .scalar("SELECT count(*) FROM ratings WHERE player_id = $1", &who.id)
+            .await;
+        let history = self
+            .scalar(
+                "SELECT count(*) FROM rating_history WHERE player_id = $1",
+                &who.id,
+            )
+            .await;
+        (ratings, history)
+    }
+
+    /// Waits until the rating service has applied `games` of `who`'s games.
+    pub(crate) async fn rated_games(&self, who: &Guest, games: i64) {
+        let deadline = Instant::now() + WAIT;
+        while self.rated(who).await.1 < games {
+            assert!(
+                Instant::now() < deadline,
+                "{games} rated games never applied"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Nothing more comes after them.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(self.rated(who).await.1, games);
+    }
+
+    pub(crate) async fn games_between(&self, who: &Guest) -> i64 {
+        self.scalar(
+            "SELECT count(*) FROM games WHERE seat0_player = $1 OR seat1_player = $1",
+            &who.id,
+        )
+        .await
+    }
+}
+
+/// Plays one legal move from a socket whose turn it is: `moved` comes back.
+pub(crate) async fn move_once(ws: &mut Ws, other: Option<&mut Ws>, state: &Value) -> Value {
+    let pit = state["legal"][0].as_u64().unwrap();
+    let ply = state["ply"].as_u64().unwrap() + 1;
+    ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+        .await;
+    let moved = ws.until("moved", WAIT).await;
+    if let Some(other) = other {
+        other.until("moved", WAIT).await;
+    }
+    moved
+}
+
+/// Seat 0 then seat 1 move once (pit 1 from the start: no extra turns).
+pub(crate) async fn both_move(first: &mut Ws, second: &mut Ws) {
+    first
+        .send(json!({"t": "move", "d": {"pit": 1, "ply": 1}}))
+        .await;
+    first.until("moved", WAIT).await;
+    second.until("moved", WAIT).await;
+    second
+        .send(json!({"t": "move", "d": {"pit": 1, "ply": 2}}))
+        .await;
+    first.until("moved", WAIT).await;
+    second.until("moved", WAIT).await;
+}
+
+pub(crate) async fn resign(who: &mut Ws, other: &mut Ws) -> Value {
+    who.send(json!({"t": "resign"})).await;
+    other.until("over", WAIT).await;
+    who.until("over", WAIT).await
+}
+
+/// Sends `message` every 200 ms until the answer is a `wanted` (its data);
+/// each earlier answer must be the error `waiting` (a countdown running).
+pub(crate) async fn ask_until(ws: &mut Ws, message: Value, wanted: &str, waiting: &str) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        ws.send(message.clone()).await;
+        loop {
+            let answer = ws.next(WAIT).await.expect("an answer");
+            if answer["t"] == wanted {
+                return answer["d"].clone();
+            }
+            if answer["t"] == "error" {
+                assert_eq!(answer["d"]["code"], waiting, "{answer}");
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "never got {wanted}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The next error on a socket, past any other message.
+pub(crate) async fn error(ws: &mut Ws) -> String {
+    ws.until_or_none("error", WAIT)
+        .await
+        .map(|error| error["code"].as_str().unwrap().to_owned())
+        .expect("an error")
+}
