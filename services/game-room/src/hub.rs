@@ -112,6 +112,22 @@ impl Hub {
         }
     }
 
+    /// Watchers of each of `games`, in one round trip (the live lists).
+    pub async fn watchers_of(&self, games: &[Uuid]) -> Vec<u32> {
+        let mut pipe = redis::pipe();
+        for game in games {
+            pipe.hvals(self.inner.redis.key(&names::watchers(*game)));
+        }
+        let mut connection = self.inner.redis.connection();
+        let read = pipe.query_async::<Vec<Vec<u32>>>(&mut connection);
+        match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
+            Ok(Ok(counts)) if counts.len() == games.len() => {
+                counts.iter().map(|counts| counts.iter().sum()).collect()
+            }
+            _ => vec![0; games.len()],
+        }
+    }
+
     /// A watcher joined (`delta` 1) or left (-1) on this instance; the new
     /// total reaches everyone shortly, in one message.
     pub fn watcher_changed(&self, game: Uuid, delta: i32) {

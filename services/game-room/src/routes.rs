@@ -326,15 +326,18 @@ pub(crate) async fn live_games(
     Ok(web::Json(GamePage { games, next: None }))
 }
 
-/// Summaries of live games, each with its watchers now.
+/// Summaries of live games, each with its watchers now (one Redis round
+/// trip for them all: the lobby asks for these lists every few seconds).
 async fn watched(deps: &Deps, rows: &[store::GameRow]) -> Vec<GameSummary> {
-    let mut games = Vec::with_capacity(rows.len());
-    for row in rows {
-        let mut summary = row.summary();
-        summary.watchers = deps.hub.watchers(row.id).await;
-        games.push(summary);
-    }
-    games
+    let ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
+    let watchers = deps.hub.watchers_of(&ids).await;
+    rows.iter()
+        .zip(watchers)
+        .map(|(row, watchers)| GameSummary {
+            watchers,
+            ..row.summary()
+        })
+        .collect()
 }
 
 /// Live games a featured game is chosen from, per variant.
