@@ -50,7 +50,7 @@ MUST_SET = {
     "REDIS_URL": "the default is a local Redis",
     "APP_INTERNAL_TOKEN": "a random token per process: matchmaking could not create games",
     "APP_GAME_ROOM_URL": "the default is 127.0.0.1, this process",
-    "APP_PUBLIC_URL": "invite links would name a private address",
+    "APP_PUBLIC_URL": "invite links would follow each request's Host, which only the proxy vouches for",
     "APP_INSTANCE_URL": "`elsewhere` would name a private address",
 }
 

@@ -83,7 +83,7 @@ async function render(moveFocus) {
 }
 
 function notFound() {
-  return h('section', { class: 'card narrow' },
+  return h('section', { class: 'card narrow', 'data-testid': 'not-found' },
     h('h1', { text: t('not_found_title') }),
     h('p', { text: t('not_found_body') }),
     h('a', { class: 'button', href: '/lobby', text: t('nav_play') }));

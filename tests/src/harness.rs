@@ -72,7 +72,12 @@ pub fn client() -> awc::Client {
 
 /// Starts a service binary on `port` and waits until it is ready.
 pub async fn start(name: &str, port: u16, env: &[(&str, String)]) -> Service {
-    start_with(name, port, env, Stdio::inherit()).await
+    start_with(name, "127.0.0.1", port, env, Stdio::inherit()).await
+}
+
+/// [`start`] listening on `host` (say `0.0.0.0`), reached at 127.0.0.1.
+pub async fn start_on(name: &str, host: &str, port: u16, env: &[(&str, String)]) -> Service {
+    start_with(name, host, port, env, Stdio::inherit()).await
 }
 
 /// [`start`], its log lines (standard error) written to `log`.
@@ -83,13 +88,19 @@ pub async fn start_logged(
     log: &std::path::Path,
 ) -> Service {
     let file = std::fs::File::create(log).unwrap();
-    start_with(name, port, env, Stdio::from(file)).await
+    start_with(name, "127.0.0.1", port, env, Stdio::from(file)).await
 }
 
-async fn start_with(name: &str, port: u16, env: &[(&str, String)], stderr: Stdio) -> Service {
+async fn start_with(
+    name: &str,
+    host: &str,
+    port: u16,
+    env: &[(&str, String)],
+    stderr: Stdio,
+) -> Service {
     let base = format!("http://127.0.0.1:{port}");
     let child = Command::new(binary(name))
-        .args(["--bind", &format!("127.0.0.1:{port}")])
+        .args(["--bind", &format!("{host}:{port}")])
         .envs(env.iter().map(|(key, value)| (*key, value.as_str())))
         .stdout(Stdio::null())
         .stderr(stderr)

@@ -643,3 +643,55 @@ async fn signing_out_ends_the_access_token_and_closes_the_sessions_sockets() {
     assert_eq!(first["d"]["code"], "token_invalid", "{first}");
     arena.stores.cleanup().await.unwrap();
 }
+
+/// An invite's link, asked for with `headers`.
+async fn invite_link(arena: &Arena, who: &Guest, headers: &[(&str, &str)]) -> (String, String) {
+    let mut post = mancala_tests::harness::client()
+        .post(format!("{}/v1/invites", arena.base()))
+        .bearer_auth(&who.token);
+    for (name, value) in headers {
+        post = post.insert_header((*name, *value));
+    }
+    let mut response = post
+        .send_json(&json!({"variant": {"variant": "kalah"}, "rated": false}))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let invite: Value = response.json().await.unwrap();
+    let code = invite["code"].as_str().unwrap().to_owned();
+    (invite["url"].as_str().unwrap().to_owned(), code)
+}
+
+#[actix_rt::test]
+async fn invite_links_name_the_address_players_reach() {
+    // Listening on every address, the link names the one the player used,
+    // never 0.0.0.0 (nor a port it does not listen on).
+    let arena = Arena::start_on("0.0.0.0", &[]).await;
+    let who = arena.guest().await;
+    let (link, code) = invite_link(&arena, &who, &[]).await;
+    assert_eq!(link, format!("{}/invite/{code}", arena.base()));
+    // Behind a proxy, the address the proxy was reached at.
+    let forwarded = [
+        ("X-Forwarded-Host", "play.example.org"),
+        ("X-Forwarded-Proto", "https"),
+    ];
+    let (link, code) = invite_link(&arena, &who, &forwarded).await;
+    assert_eq!(link, format!("https://play.example.org/invite/{code}"));
+    // The page a friend opens says the same.
+    let shown = request(
+        "GET",
+        format!("{}/v1/invites/{code}", arena.base()),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(shown["url"], format!("{}/invite/{code}", arena.base()));
+    arena.stores.cleanup().await.unwrap();
+
+    // A configured site address wins over whatever a request claims.
+    let arena = Arena::start(&[("APP_PUBLIC_URL", "https://mancala.example/")]).await;
+    let who = arena.guest().await;
+    let (link, code) = invite_link(&arena, &who, &forwarded).await;
+    assert_eq!(link, format!("https://mancala.example/invite/{code}"));
+    arena.stores.cleanup().await.unwrap();
+}

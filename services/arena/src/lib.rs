@@ -68,8 +68,7 @@ impl Arena {
         // One instance: one id and one internal token for its services.
         settings.matching.instance.internal_token();
         settings.game_room.instance = settings.matching.instance.clone();
-        settings.game_room.instance_url.get_or_insert(own.clone());
-        settings.matching.public_url.get_or_insert(own);
+        settings.game_room.instance_url.get_or_insert(own);
         if settings.shared.jwt_private_key.is_none() {
             // One key for the signer and the verifiers of this process.
             settings.shared.jwt_private_key = Some(mancala_platform::jwt::random_seed());

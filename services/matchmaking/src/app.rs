@@ -48,9 +48,6 @@ impl Matchmaking {
         mut match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Matchmaking, StartError> {
-        match_settings
-            .public_url
-            .get_or_insert_with(|| format!("http://{}", settings.bind));
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
             None => {
@@ -177,15 +174,10 @@ impl Application {
     pub async fn build(
         settings: Settings,
         account_settings: AccountSettings,
-        mut match_settings: MatchSettings,
+        match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
-        // Bound first, so invite links can name the address really bound.
         let listener = std::net::TcpListener::bind(settings.bind)?;
-        let address = listener.local_addr()?;
-        match_settings
-            .public_url
-            .get_or_insert_with(|| format!("http://{address}"));
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;

@@ -77,7 +77,8 @@ pub struct MatchSettings {
     #[arg(env = "APP_GAME_ROOM_URL", default_value = "http://127.0.0.1:8080")]
     pub game_room_url: String,
     /// The site's address as players reach it, for invite links. Default:
-    /// the address this process listens on.
+    /// the address each request came to (its `Host`, or a proxy's
+    /// `Forwarded` / `X-Forwarded-Host`).
     #[arg(env = "APP_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// How often a lobby socket checks its timers, in milliseconds.
@@ -115,9 +116,9 @@ impl MatchSettings {
         mancala_platform::cli::from_vars(vars)
     }
 
-    /// The site's address for links, once the listening address is known.
+    /// The configured site address for links, or `""` when links follow
+    /// the request.
     pub fn public_url(&self) -> &str {
-        // Filled in from the bound address when the service is built.
         self.public_url
             .as_deref()
             .unwrap_or_default()

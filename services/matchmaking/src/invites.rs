@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mancala_platform::{ApiError, Authenticated};
@@ -25,8 +25,20 @@ fn now(deps: &QueueDeps) -> OffsetDateTime {
     deps.clock.now_utc()
 }
 
-fn url(deps: &QueueDeps, code: &str) -> String {
-    format!("{}/invite/{code}", deps.settings.public_url())
+/// The invite's link as the asker reaches the site: the configured public
+/// address, else the address the request came to (its `Host`, or what a
+/// proxy forwarded). Only the asker sees the link made from their own
+/// headers, so a forged `Host` misleads nobody else.
+fn with_link(mut invite: Invite, deps: &QueueDeps, request: &HttpRequest) -> Invite {
+    let site = match deps.settings.public_url() {
+        "" => {
+            let connection = request.connection_info();
+            format!("{}://{}", connection.scheme(), connection.host())
+        }
+        configured => configured.to_owned(),
+    };
+    invite.url = format!("{site}{}", invite.url);
+    invite
 }
 
 /// Invite a friend.
@@ -46,6 +58,7 @@ fn url(deps: &QueueDeps, code: &str) -> String {
 )]
 pub(crate) async fn create(
     caller: Authenticated,
+    request: HttpRequest,
     deps: web::Data<QueueDeps>,
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
@@ -82,7 +95,7 @@ pub(crate) async fn create(
     .execute(&deps.postgres)
     .await?;
     let invite = find(&deps, &code).await?;
-    Ok(HttpResponse::Created().json(invite))
+    Ok(HttpResponse::Created().json(with_link(invite, &deps, &request)))
 }
 
 /// Whether `code` could be an invite's: 16 random bytes in unpadded
@@ -129,7 +142,8 @@ async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
         "open"
     };
     Ok(Invite {
-        url: url(deps, &row.code),
+        // Made absolute by `with_link` where the link is shown.
+        url: format!("/invite/{}", row.code),
         code: row.code,
         creator: InviteCreator {
             id: row.creator,
@@ -157,9 +171,11 @@ async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
 )]
 pub(crate) async fn show(
     code: web::Path<String>,
+    request: HttpRequest,
     deps: web::Data<QueueDeps>,
 ) -> Result<web::Json<Invite>, ApiError> {
-    Ok(web::Json(find(&deps, &code).await?))
+    let invite = find(&deps, &code).await?;
+    Ok(web::Json(with_link(invite, &deps, &request)))
 }
 
 /// Accept an invite: the room and its first game are made.
@@ -294,6 +310,7 @@ pub(crate) async fn accept(
 )]
 pub(crate) async fn mine(
     caller: Authenticated,
+    request: HttpRequest,
     deps: web::Data<QueueDeps>,
 ) -> Result<web::Json<Vec<Invite>>, ApiError> {
     let codes = sqlx::query_scalar!(
@@ -307,7 +324,7 @@ pub(crate) async fn mine(
     .await?;
     let mut invites = Vec::with_capacity(codes.len());
     for code in codes {
-        invites.push(find(&deps, &code).await?);
+        invites.push(with_link(find(&deps, &code).await?, &deps, &request));
     }
     Ok(web::Json(invites))
 }

@@ -39,3 +39,21 @@ test('a Korean browser gets Korean pages: rules, leaderboard, profile', { timeou
   assert.equal(await page.locator('[data-nav="leaderboard"]').textContent(), 'Leaderboard');
   assertNoPageErrors(page);
 });
+
+test('an unknown address shows the client\'s own not-found page, never the API\'s JSON or a file', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE, locale: 'ko-KR' });
+  for (const path of ['/no-such-page', '/.git/config', '/..%2fREADME.md', '/strings/', '/match']) {
+    const response = await page.goto(path);
+    assert.equal(response.status(), 404, path);
+    assert.match(response.headers()['content-type'], /^text\/html/, path);
+    await page.getByTestId('not-found').waitFor();
+    assert.equal(await page.locator('main h1').textContent(), '페이지를 찾을 수 없습니다', path);
+    const body = await page.locator('body').textContent();
+    assert.doesNotMatch(body, /"code"|\[core\]|Mancala Arena.*README/, path);
+  }
+  await shoot(page, '4-not-found-ko');
+  // Its way out leads back to play.
+  await page.getByTestId('not-found').locator('a').click();
+  await page.waitForURL(/\/lobby$/);
+  assertNoPageErrors(page);
+});

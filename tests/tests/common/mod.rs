@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
-use mancala_tests::harness::{Guest, Service, Ws, call, free_port, guest, request, start};
+use mancala_tests::harness::{Guest, Service, Ws, call, free_port, guest, request, start_on};
 use serde_json::{Value, json};
 
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
@@ -20,6 +20,11 @@ pub(crate) struct Arena {
 
 impl Arena {
     pub(crate) async fn start(extra: &[(&str, &str)]) -> Arena {
+        Arena::start_on("127.0.0.1", extra).await
+    }
+
+    /// [`Arena::start`] listening on `host` (reached at 127.0.0.1).
+    pub(crate) async fn start_on(host: &str, extra: &[(&str, &str)]) -> Arena {
         let stores = TestStores::new().await.unwrap();
         let mut env = vec![
             (
@@ -40,7 +45,7 @@ impl Arena {
             env.push((name, (*value).to_owned()));
         }
         Arena {
-            service: start("arena", free_port(), &env).await,
+            service: start_on("arena", host, free_port(), &env).await,
             stores,
         }
     }
