@@ -83,6 +83,18 @@ impl Api {
         serde_json::from_value(body).map_err(|e| ClientError::Decode(e.to_string()))
     }
 
+    /// Exchanges a refresh token for a new session (each works once).
+    pub async fn refresh(&self, refresh_token: &str) -> Result<Session, ClientError> {
+        let body = self
+            .post(
+                format!("{}/v1/auth/refresh", self.accounts),
+                json!({"refresh_token": refresh_token}),
+                None,
+            )
+            .await?;
+        serde_json::from_value(body).map_err(|e| ClientError::Decode(e.to_string()))
+    }
+
     /// Creates a game through game-room's internal endpoint.
     pub async fn create_game(
         &self,

@@ -356,7 +356,7 @@ async fn a_ranked_rematch_shows_the_ratings_of_now() {
     let arena = Arena::start(&[]).await;
     let (a, b) = (arena.guest().await, arena.guest().await);
     let game = arena.room(&a, &b, true, None).await;
-    let (mut first, _) = arena.play(&game, &a).await;
+    let (mut first, before) = arena.play(&game, &a).await;
     let (mut second, _) = arena.play(&game, &b).await;
     both_move(&mut first, &mut second).await;
     resign(&mut second, &mut first).await;
@@ -392,6 +392,16 @@ async fn a_ranked_rematch_shows_the_ratings_of_now() {
         (shown(0) - now_b).abs() < 1e-6 && (shown(1) - now_a).abs() < 1e-6,
         "{state}"
     );
+    assert_eq!(state["seats"][0]["name"], before["seats"][1]["name"]);
+    assert_eq!(state["seats"][1]["name"], before["seats"][0]["name"]);
+    // The first game's host hosts the rematch from its commit, so nobody
+    // loaded it: a load would have claimed a second epoch.
+    let epoch: i64 = sqlx::query_scalar("SELECT epoch FROM games WHERE id = $1::uuid")
+        .bind(next)
+        .fetch_one(&arena.stores.postgres)
+        .await
+        .unwrap();
+    assert_eq!(epoch, 1);
     arena.stores.cleanup().await.unwrap();
 }
 

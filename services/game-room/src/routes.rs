@@ -161,6 +161,7 @@ pub(crate) async fn create_game(
         time_control: body.time_control,
         room,
         casual_reason,
+        epoch: 0,
     };
     if let Some(room) = room {
         let life = hosted.deps().settings.room_life;

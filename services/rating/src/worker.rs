@@ -1,11 +1,13 @@
 //! Applying rated games, exactly once. A worker claims the oldest pending
-//! outbox row with `FOR UPDATE SKIP LOCKED` (so workers on any number of
-//! instances never take the same row), updates both players' ratings,
-//! writes their history rows and marks the row done, all in one
-//! transaction. A worker that dies mid-way rolls back and releases the row
-//! for the next. A Redis notice wakes the workers; a poll is the safety
-//! net.
+//! outbox rows (up to [`BATCH`]) with `FOR UPDATE SKIP LOCKED` (so workers
+//! on any number of instances never take the same row), rates the games in
+//! order, each from the ratings the one before left, writes the ratings,
+//! the history rows and marks the rows done, all in one transaction: a
+//! handful of statements per batch, not a dozen per game. A worker that
+//! dies mid-way rolls back and releases the rows for the next. A Redis
+//! notice wakes the workers; a poll is the safety net.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use mancala_platform::pubsub::PubSub;
@@ -51,60 +53,210 @@ pub enum Outcome {
 }
 
 /// A rating row as of its last game, and when that was.
+#[derive(Clone, Copy)]
 struct Stored {
     rating: Rating,
     games: i32,
     last_rated: Option<OffsetDateTime>,
 }
 
-async fn load(
+/// The most pending games one transaction applies: enough that the
+/// statements of a batch cost little per game when games end by the
+/// hundred each second, few enough that a batch holds its rating rows
+/// only briefly.
+pub const BATCH: i64 = 64;
+
+/// A pending game as claimed: who played what, and how it ended.
+struct Claimed {
+    game: Uuid,
+    variant: String,
+    seats: (Option<Uuid>, Option<Uuid>),
+    result: Option<GameResult>,
+    rated: bool,
+}
+
+impl Claimed {
+    /// Both players and the score of the first, when the game rates them.
+    fn rates(&self) -> Option<(Uuid, Uuid, Score)> {
+        let score = match self.result? {
+            GameResult::P0 => Score::Win,
+            GameResult::P1 => Score::Loss,
+            GameResult::Draw => Score::Draw,
+            GameResult::Aborted => return None,
+        };
+        match (self.seats, self.rated) {
+            ((Some(first), Some(second)), true) => Some((first, second, score)),
+            _ => None,
+        }
+    }
+}
+
+/// One player's change from one game, as the history keeps it.
+struct Change {
+    game: Uuid,
+    player: Uuid,
+    variant: String,
+    result: &'static str,
+    before: Rating,
+    after: Rating,
+}
+
+/// Claims up to `limit` pending games, oldest first, that no other worker
+/// holds (`SKIP LOCKED`).
+async fn claim(connection: &mut PgConnection, limit: i64) -> Result<Vec<Claimed>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT o.game_id, g.variant->>'variant' AS "variant!", g.seat0_player, g.seat1_player,
+                  g.result AS "result: GameResult", g.rated
+           FROM rating_outbox o JOIN games g ON g.id = o.game_id
+           WHERE o.processed_at IS NULL
+           ORDER BY o.created_at, o.game_id LIMIT $1
+           FOR UPDATE OF o SKIP LOCKED"#,
+        limit,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Claimed {
+            game: row.game_id,
+            variant: row.variant,
+            seats: (row.seat0_player, row.seat1_player),
+            result: row.result,
+            rated: row.rated,
+        })
+        .collect())
+}
+
+/// Locks the rating rows of `keys` (player, variant), made with the
+/// defaults where missing, and reads them.
+async fn lock_ratings(
     connection: &mut PgConnection,
     rater: &Rater,
-    player: Uuid,
-    variant: &str,
-) -> Result<Stored, sqlx::Error> {
+    keys: &BTreeSet<(Uuid, String)>,
+) -> Result<HashMap<(Uuid, String), Stored>, sqlx::Error> {
     // A row must exist to be locked: two workers rating a newcomer's first
-    // two games at once would otherwise both start from the defaults, and
-    // one update would be lost. The insert of a new key waits for the other
-    // transaction's, then the lock below reads its committed result.
+    // games at once would otherwise both start from the defaults, and one
+    // update would be lost. Rows are made and locked in key order, so two
+    // workers with overlapping players wait for each other, never
+    // deadlock; an insert of a new key waits for the other transaction's,
+    // then the lock reads its committed result.
+    let (players, variants): (Vec<Uuid>, Vec<String>) = keys.iter().cloned().unzip();
     let initial = rater.settings.rules.initial();
     sqlx::query!(
         "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games)
-         VALUES ($1, $2, $3, $4, $5, 0)
+         SELECT player, variant, $3, $4, $5, 0
+         FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(player, variant, n)
+         ORDER BY n
          ON CONFLICT (player_id, variant) DO NOTHING",
-        player,
-        variant,
+        &players,
+        &variants,
         initial.rating,
         initial.rd,
         initial.volatility,
     )
     .execute(&mut *connection)
     .await?;
-    let row = sqlx::query!(
-        r#"SELECT rating, rd, volatility, games,
-                  last_rated_at AS last_rated
-           FROM ratings WHERE player_id = $1 AND variant = $2 FOR UPDATE"#,
-        player,
-        variant,
+    let rows = sqlx::query!(
+        r#"SELECT r.player_id, r.variant, r.rating, r.rd, r.volatility, r.games,
+                  r.last_rated_at AS last_rated
+           FROM ratings r
+           JOIN unnest($1::uuid[], $2::text[]) AS k(player, variant)
+             ON r.player_id = k.player AND r.variant = k.variant
+           ORDER BY r.player_id, r.variant
+           FOR UPDATE OF r"#,
+        &players,
+        &variants,
     )
-    .fetch_optional(connection)
+    .fetch_all(connection)
     .await?;
-    Ok(match row {
-        Some(row) => Stored {
-            rating: Rating {
-                rating: row.rating,
-                rd: row.rd,
-                volatility: row.volatility,
-            },
-            games: row.games,
-            last_rated: row.last_rated,
-        },
-        None => Stored {
-            rating: rater.settings.rules.initial(),
-            games: 0,
-            last_rated: None,
-        },
-    })
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let stored = Stored {
+                rating: Rating {
+                    rating: row.rating,
+                    rd: row.rd,
+                    volatility: row.volatility,
+                },
+                games: row.games,
+                last_rated: row.last_rated,
+            };
+            ((row.player_id, row.variant), stored)
+        })
+        .collect())
+}
+
+/// Writes the ratings as they stand after the batch, and each change's
+/// history row.
+async fn store_changes(
+    connection: &mut PgConnection,
+    ratings: &HashMap<(Uuid, String), Stored>,
+    changes: &[Change],
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    let changed: BTreeSet<(Uuid, &str)> = changes
+        .iter()
+        .map(|change| (change.player, change.variant.as_str()))
+        .collect();
+    let (mut players, mut variants) = (vec![], vec![]);
+    let (mut rating, mut rd, mut volatility, mut games) = (vec![], vec![], vec![], vec![]);
+    for (player, variant) in changed {
+        let Some(stored) = ratings.get(&(player, variant.to_owned())) else {
+            continue;
+        };
+        players.push(player);
+        variants.push(variant.to_owned());
+        rating.push(stored.rating.rating);
+        rd.push(stored.rating.rd);
+        volatility.push(stored.rating.volatility);
+        games.push(stored.games);
+    }
+    sqlx::query!(
+        "UPDATE ratings r
+         SET rating = k.rating, rd = k.rd, volatility = k.volatility, games = k.games,
+             last_rated_at = $7
+         FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::int4[])
+              AS k(player, variant, rating, rd, volatility, games)
+         WHERE r.player_id = k.player AND r.variant = k.variant",
+        &players,
+        &variants,
+        &rating,
+        &rd,
+        &volatility,
+        &games,
+        now,
+    )
+    .execute(&mut *connection)
+    .await?;
+    sqlx::query!(
+        "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
+                                     rating_after, rd_after, volatility_after, rated_at)
+         SELECT game, player, variant, result, before, after, rd, volatility, $9
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::float8[], $6::float8[],
+                     $7::float8[], $8::float8[])
+              AS k(game, player, variant, result, before, after, rd, volatility)",
+        &changes.iter().map(|c| c.game).collect::<Vec<_>>(),
+        &changes.iter().map(|c| c.player).collect::<Vec<_>>(),
+        &changes
+            .iter()
+            .map(|c| c.variant.clone())
+            .collect::<Vec<_>>(),
+        &changes
+            .iter()
+            .map(|c| c.result.to_owned())
+            .collect::<Vec<_>>(),
+        &changes.iter().map(|c| c.before.rating).collect::<Vec<_>>(),
+        &changes.iter().map(|c| c.after.rating).collect::<Vec<_>>(),
+        &changes.iter().map(|c| c.after.rd).collect::<Vec<_>>(),
+        &changes
+            .iter()
+            .map(|c| c.after.volatility)
+            .collect::<Vec<_>>(),
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
 }
 
 impl Rater {
@@ -112,111 +264,103 @@ impl Rater {
         self.clock.now_utc()
     }
 
-    /// Applies the oldest pending rated game, if any.
+    /// Applies the oldest pending game, if any.
     pub async fn apply_next(&self) -> Result<Outcome, sqlx::Error> {
+        Ok(self.apply_pending(1).await?.pop().unwrap_or(Outcome::Idle))
+    }
+
+    /// Applies up to `limit` pending games in one transaction, oldest
+    /// first, each from the ratings the one before it left: what each came
+    /// to, in that order (empty when nothing is pending here).
+    pub async fn apply_pending(&self, limit: i64) -> Result<Vec<Outcome>, sqlx::Error> {
         let mut tx = self.postgres.begin().await?;
-        let Some(game) = sqlx::query_scalar!(
-            "SELECT game_id FROM rating_outbox WHERE processed_at IS NULL
-             ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED"
-        )
-        .fetch_optional(&mut *tx)
-        .await?
-        else {
-            return Ok(Outcome::Idle);
-        };
+        let claimed = claim(&mut tx, limit).await?;
+        if claimed.is_empty() {
+            return Ok(Vec::new());
+        }
         let now = self.now();
-        let row = sqlx::query!(
-            r#"SELECT variant->>'variant' AS "variant!", seat0_player, seat1_player,
-                      result AS "result: GameResult", rated
-               FROM games WHERE id = $1"#,
-            game,
-        )
-        .fetch_one(&mut *tx)
-        .await?;
-        let score = match row.result {
-            Some(GameResult::P0) => Some(Score::Win),
-            Some(GameResult::P1) => Some(Score::Loss),
-            Some(GameResult::Draw) => Some(Score::Draw),
-            Some(GameResult::Aborted) | None => None,
-        };
-        let (Some(first), Some(second), Some(score), true) =
-            (row.seat0_player, row.seat1_player, score, row.rated)
-        else {
-            mark_done(&mut tx, game, now).await?;
-            tx.commit().await?;
-            return Ok(Outcome::Skipped(game));
-        };
-        let variant = row.variant;
-        // Locked in id order, so two games of the same players never
-        // deadlock.
-        let (a, b) = if first < second {
-            let a = load(&mut tx, self, first, &variant).await?;
-            (a, load(&mut tx, self, second, &variant).await?)
+        let keys: BTreeSet<(Uuid, String)> = claimed
+            .iter()
+            .filter_map(|game| game.rates().map(|rated| (game, rated)))
+            .flat_map(|(game, (first, second, _))| {
+                [
+                    (first, game.variant.clone()),
+                    (second, game.variant.clone()),
+                ]
+            })
+            .collect();
+        let mut ratings = if keys.is_empty() {
+            HashMap::new()
         } else {
-            let b = load(&mut tx, self, second, &variant).await?;
-            (load(&mut tx, self, first, &variant).await?, b)
+            lock_ratings(&mut tx, self, &keys).await?
         };
         let rules = &self.settings.rules;
-        let as_of_now = |stored: &Stored| Rating {
-            rd: stored.last_rated.map_or(stored.rating.rd, |last| {
-                rules.rd_after(stored.rating, crate::glicko::days_between(last, now))
-            }),
-            ..stored.rating
-        };
-        let (before_a, before_b) = (as_of_now(&a), as_of_now(&b));
-        let (after_a, after_b) = rules.update(before_a, before_b, score);
-        let results = match score {
-            Score::Win => ["win", "loss"],
-            Score::Draw => ["draw", "draw"],
-            Score::Loss => ["loss", "win"],
-        };
-        for (player, stored, after, result, before) in [
-            (first, &a, after_a, results[0], before_a),
-            (second, &b, after_b, results[1], before_b),
-        ] {
-            sqlx::query!(
-                "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games, last_rated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)
-                 ON CONFLICT (player_id, variant) DO UPDATE
-                 SET rating = $3, rd = $4, volatility = $5, games = $6, last_rated_at = $7",
-                player,
-                variant,
-                after.rating,
-                after.rd,
-                after.volatility,
-                stored.games + 1,
-                now,
-            )
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query!(
-                "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
-                                             rating_after, rd_after, volatility_after, rated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                game,
-                player,
-                variant,
-                result,
-                before.rating,
-                after.rating,
-                after.rd,
-                after.volatility,
-                now,
-            )
-            .execute(&mut *tx)
-            .await?;
+        let mut outcomes = Vec::with_capacity(claimed.len());
+        let mut changes = Vec::new();
+        for game in &claimed {
+            let Some((first, second, score)) = game.rates() else {
+                outcomes.push(Outcome::Skipped(game.game));
+                continue;
+            };
+            let key = |player: Uuid| (player, game.variant.clone());
+            let stored = |player: Uuid| {
+                ratings.get(&key(player)).copied().unwrap_or(Stored {
+                    rating: rules.initial(),
+                    games: 0,
+                    last_rated: None,
+                })
+            };
+            let (a, b) = (stored(first), stored(second));
+            let as_of_now = |stored: &Stored| Rating {
+                rd: stored.last_rated.map_or(stored.rating.rd, |last| {
+                    rules.rd_after(stored.rating, crate::glicko::days_between(last, now))
+                }),
+                ..stored.rating
+            };
+            let (before_a, before_b) = (as_of_now(&a), as_of_now(&b));
+            let (after_a, after_b) = rules.update(before_a, before_b, score);
+            let results = match score {
+                Score::Win => ["win", "loss"],
+                Score::Draw => ["draw", "draw"],
+                Score::Loss => ["loss", "win"],
+            };
+            for (player, was, after, result, before) in [
+                (first, a, after_a, results[0], before_a),
+                (second, b, after_b, results[1], before_b),
+            ] {
+                let now_stored = Stored {
+                    rating: after,
+                    games: was.games + 1,
+                    last_rated: Some(now),
+                };
+                ratings.insert(key(player), now_stored);
+                changes.push(Change {
+                    game: game.game,
+                    player,
+                    variant: game.variant.clone(),
+                    result,
+                    before,
+                    after,
+                });
+            }
+            metrics::counter!("ratings_applied_total", "variant" => game.variant.clone())
+                .increment(1);
+            outcomes.push(Outcome::Applied(Applied {
+                game: game.game,
+                variant: game.variant.clone(),
+                changes: vec![
+                    (0, first, before_a, after_a),
+                    (1, second, before_b, after_b),
+                ],
+            }));
         }
-        mark_done(&mut tx, game, now).await?;
+        if !changes.is_empty() {
+            store_changes(&mut tx, &ratings, &changes, now).await?;
+        }
+        let games: Vec<Uuid> = claimed.iter().map(|game| game.game).collect();
+        mark_done(&mut tx, &games, now).await?;
         tx.commit().await?;
-        metrics::counter!("ratings_applied_total", "variant" => variant.clone()).increment(1);
-        Ok(Outcome::Applied(Applied {
-            game,
-            variant,
-            changes: vec![
-                (0, first, before_a, after_a),
-                (1, second, before_b, after_b),
-            ],
-        }))
+        Ok(outcomes)
     }
 
     /// After a commit: the leaderboard and the players hear of it.
@@ -247,15 +391,24 @@ impl Rater {
     pub async fn drain(&self) -> usize {
         let mut applied = 0;
         loop {
-            match self.apply_next().await {
-                Ok(Outcome::Idle) => return applied,
-                Ok(Outcome::Applied(done)) => {
-                    applied += 1;
-                    self.announce(&done).await;
+            match self.apply_pending(BATCH).await {
+                Ok(outcomes) if outcomes.is_empty() => return applied,
+                Ok(outcomes) => {
+                    // A batch that was not full left nothing pending this
+                    // worker could take: no empty claim to learn it.
+                    let more = outcomes.len() as i64 >= BATCH;
+                    for outcome in outcomes {
+                        if let Outcome::Applied(done) = outcome {
+                            applied += 1;
+                            self.announce(&done).await;
+                        }
+                    }
+                    if !more {
+                        return applied;
+                    }
                 }
-                Ok(Outcome::Skipped(_)) => {}
                 Err(error) => {
-                    tracing::warn!(%error, "applying a rating");
+                    tracing::warn!(%error, "applying ratings");
                     return applied;
                 }
             }
@@ -279,12 +432,12 @@ impl Rater {
 
 async fn mark_done(
     connection: &mut PgConnection,
-    game: Uuid,
+    games: &[Uuid],
     now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     sqlx::query!(
-        "UPDATE rating_outbox SET processed_at = $2 WHERE game_id = $1",
-        game,
+        "UPDATE rating_outbox SET processed_at = $2 WHERE game_id = ANY($1)",
+        games,
         now,
     )
     .execute(connection)

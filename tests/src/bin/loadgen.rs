@@ -453,22 +453,30 @@ impl Opponent {
 async fn player(ctx: Rc<Ctx>, index: u64) {
     ctx.players.set(ctx.players.get() + 1);
     let mut moves = Moves(0x2545_f491_4f6c_dd1d ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let session = match ctx.api.guest().await {
+    let mut session = match ctx.api.guest().await {
         Ok(session) => session,
         Err(error) => return ctx.client_error(&error),
     };
-    let token = session.access_token;
+    let mut signed_in = Instant::now();
     let first = match ctx.args.opponent {
-        Opponent::Queue => queue(&ctx, &token).await,
-        Opponent::Ai => ai_game(&ctx, &token).await,
+        Opponent::Queue => queue(&ctx, &session.access_token).await,
+        Opponent::Ai => ai_game(&ctx, &session.access_token).await,
     };
     let mut game = match first {
         Ok(game) => game,
         Err(error) => return ctx.client_error(&error),
     };
     for played in 1..=ctx.args.games_per_player {
+        // As the web client does: a new access token before the old one
+        // expires (a socket is authenticated when it opens).
+        if signed_in.elapsed() >= Duration::from_secs(session.expires_in / 2) {
+            match ctx.api.refresh(&session.refresh_token).await {
+                Ok(fresh) => (session, signed_in) = (fresh, Instant::now()),
+                Err(error) => return ctx.client_error(&error),
+            }
+        }
         let rematch = played < ctx.args.games_per_player;
-        match play(&ctx, &game, &token, &mut moves, rematch).await {
+        match play(&ctx, &game, &session.access_token, &mut moves, rematch).await {
             Ok(Some(next)) => game = next,
             Ok(None) => return,
             Err(error) => return ctx.client_error(&error),

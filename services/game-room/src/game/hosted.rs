@@ -214,6 +214,40 @@ impl HostedGames {
         handle
     }
 
+    /// Takes the lease on a game this instance is about to create, so it
+    /// can host it from its commit on (`host_new`): `None` when Redis
+    /// cannot give it, and the game is then created for anyone to load.
+    pub(crate) async fn lease_new(&self, game: Uuid) -> Option<Lease> {
+        let settings = &self.deps.settings;
+        let millis = settings.lease.as_millis() as u64;
+        Lease::acquire(&self.deps.redis, game, settings.instance.id(), millis)
+            .await
+            .ok()
+    }
+
+    /// Hosts a game this instance has just committed under `lease` and
+    /// `epoch`: its players find it here with nothing to load, check or
+    /// claim (a series' next game, made by the host of the one before).
+    pub(crate) async fn host_new(
+        &self,
+        live: super::LiveGame,
+        lease: Lease,
+        epoch: i64,
+        room_closes: Option<u64>,
+    ) {
+        let cell = {
+            let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            games.entry(live.id()).or_default().clone()
+        };
+        // Were a socket already loading it (it cannot: the id is new), that
+        // load wins and this task is never started.
+        let (deps, hosted) = (self.deps.clone(), self.clone());
+        cell.get_or_init(
+            || async move { host::spawn(live, deps, lease, epoch, room_closes, hosted) },
+        )
+        .await;
+    }
+
     /// Under the lease: raises the game's epoch (fencing off any previous
     /// host), then replays it; with when its room closes (ms).
     async fn take_over(

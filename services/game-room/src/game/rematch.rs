@@ -4,12 +4,15 @@
 //! pairing, a rated room) it is an offer the other must accept, so nobody
 //! is put into a rated game they did not agree to.
 
+use mancala_platform::clock::millis_of;
 use mancala_proto::VariantSpec;
+use mancala_proto::game::SeatInfo;
 use mancala_proto::game::ServerMessage;
-use sqlx::PgPool;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::LiveGame;
+use super::hosted::HostedGames;
 use super::live::GameInfo;
 use super::ranked;
 use crate::store::{self, NewGame, NewSeat};
@@ -30,19 +33,23 @@ pub(crate) fn started(next: Uuid) -> ServerMessage {
 /// Creates the rematch of a finished game, once: returns the next game (the
 /// one already made if another request won), or `None` when its room has
 /// closed. A rated game's rematch is rated unless the pair has had its
-/// rated games of the day (`pair_limit`).
+/// rated games of the day (`pair_limit`). The next game is hosted here
+/// from its commit: both players are connected to this instance, so their
+/// sockets find it with nothing to load (the one claim of its epoch is
+/// the insert itself).
 pub(crate) async fn create(
-    postgres: &PgPool,
+    hosted: &HostedGames,
     info: &GameInfo,
     now: OffsetDateTime,
     pair_limit: u32,
 ) -> Result<Option<Uuid>, sqlx::Error> {
-    if let Some(room) = info.room
-        && store::room_deadline(postgres, room)
-            .await?
-            .is_none_or(|(expires, closed)| closed || expires <= now)
-    {
-        return Ok(None);
+    let postgres = &hosted.deps().postgres;
+    let mut room_closes = None;
+    if let Some(room) = info.room {
+        match store::room_deadline(postgres, room).await? {
+            Some((expires, false)) if expires > now => room_closes = Some(millis_of(expires)),
+            _ => return Ok(None),
+        }
     }
     // Seat 0 of the new game is seat 1 of this one. A seat an AI took over
     // stays with the AI.
@@ -56,34 +63,77 @@ pub(crate) async fn create(
         }
     };
     let mut seats = [seat(1), seat(0)];
+    let id = Uuid::now_v7();
+    let lease = hosted.lease_new(id).await;
     let mut tx = postgres.begin().await?;
     // A series shows each player's rating as it is now, not as it was at
     // its first game: the previous games have been rated since.
     let variant = VariantSpec::from(info.variant).name();
     let shows_ratings = info.asked_rated() || seats.iter().any(|seat| seat.rating.is_some());
-    for seat in seats.iter_mut().filter(|_| shows_ratings) {
-        if let Some(player) = seat.player
-            && let Some((rating, rd)) =
-                store::current_rating(&mut tx, player, variant.as_str()).await?
-        {
-            (seat.rating, seat.rd) = (Some(rating), Some(rd));
+    if shows_ratings {
+        let players = seats.each_ref().map(|seat| seat.player);
+        let now_rated = store::current_ratings(&mut tx, players, variant.as_str()).await?;
+        for (seat, rated) in seats.iter_mut().zip(now_rated) {
+            if let Some((rating, rd)) = rated {
+                (seat.rating, seat.rd) = (Some(rating), Some(rd));
+            }
         }
     }
     let (rated, casual_reason) =
         ranked::decide(&mut tx, info.asked_rated(), &seats, pair_limit, now).await?;
     let next = NewGame {
-        id: Uuid::now_v7(),
+        id,
         variant: serde_json::to_value(VariantSpec::from(info.variant)).unwrap_or_default(),
         rated,
         seats,
         time_control: info.time_control,
         room: info.room,
         casual_reason,
+        epoch: if lease.is_some() { HOSTED_EPOCH } else { 0 },
     };
     store::insert_game(&mut tx, &next, now).await?;
     let linked = store::link_rematch(&mut tx, info.id, next.id).await?;
-    if linked == Some(next.id) {
-        tx.commit().await?;
+    if linked != Some(next.id) {
+        return Ok(linked);
+    }
+    tx.commit().await?;
+    if let Some(lease) = lease {
+        let live = LiveGame::new(next_info(info, &next, now));
+        hosted
+            .host_new(live, lease, HOSTED_EPOCH, room_closes)
+            .await;
     }
     Ok(linked)
+}
+
+/// The epoch of a game hosted from its creation: the first claim of it.
+const HOSTED_EPOCH: i64 = 1;
+
+/// The next game as its host knows it: what loading its row would give.
+fn next_info(info: &GameInfo, next: &NewGame, now: OffsetDateTime) -> GameInfo {
+    let seat = |index: usize, from: usize| {
+        let made = &next.seats[index];
+        // As the row's join names it: the player, else the AI's level.
+        let name = match (made.player, &made.ai) {
+            (Some(_), _) => info.seats[from].name.clone(),
+            (None, ai) => ai.clone().unwrap_or_default(),
+        };
+        SeatInfo {
+            player: made.player,
+            name,
+            ai: made.ai.clone(),
+            rating: made.rating,
+        }
+    };
+    GameInfo {
+        id: next.id,
+        variant: info.variant,
+        rated: next.rated,
+        seats: [seat(0, 1), seat(1, 0)],
+        time_control: next.time_control,
+        room: next.room,
+        created_ms: millis_of(now),
+        against_ai: next.seats.iter().any(|seat| seat.ai.is_some()),
+        casual_reason: next.casual_reason,
+    }
 }

@@ -20,7 +20,7 @@ use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{MoveRow, append_moves, finish_game, take_over, undo};
+use super::{EndRow, MoveRow, append_moves, finish_games, take_over, undo};
 use crate::game::live::StoredMove;
 
 /// A change to a hosted game.
@@ -245,8 +245,10 @@ async fn write_moves(
     Ok(plain.iter().map(|p| written.contains(&p.game)).collect())
 }
 
-/// The rest, in one transaction. Each is fenced on its own game's epoch;
-/// one that is refused changes nothing (its statements match no row).
+/// The rest, in one transaction: the moves that end their games in one
+/// statement, then every end in one more; undos and takeovers (rare) one
+/// by one. Each is fenced on its own game's epoch; one that is refused
+/// changes nothing (its statements match no row).
 async fn write_others(
     connection: &mut PgConnection,
     other: &[Pending],
@@ -255,36 +257,64 @@ async fn write_others(
         return Ok(Vec::new());
     }
     let mut tx = sqlx::Connection::begin(connection).await?;
-    let mut held = Vec::with_capacity(other.len());
-    for pending in other {
-        let (game, epoch) = (pending.game, pending.epoch);
-        held.push(match &pending.change {
+    let mut held = vec![true; other.len()];
+    let ending: Vec<MoveRow> = other
+        .iter()
+        .filter_map(|p| match &p.change {
             Change::Move {
-                stored,
-                version,
-                ends,
-            } => {
-                let row = MoveRow {
-                    game,
-                    epoch,
-                    stored: *stored,
-                    version: *version,
-                };
-                // The move's UPDATE holds the game's row until the commit:
-                // once it is written, nothing can fence the end beside it.
-                !append_moves(&mut *tx, std::slice::from_ref(&row))
-                    .await?
-                    .is_empty()
-                    && match ends {
-                        Some(over) => {
-                            finish_game(&mut tx, game, epoch, over, timestamp(stored.at_ms)).await?
-                        }
-                        None => true,
-                    }
+                stored, version, ..
+            } => Some(MoveRow {
+                game: p.game,
+                epoch: p.epoch,
+                stored: *stored,
+                version: *version,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !ending.is_empty() {
+        // The moves' UPDATE holds their games' rows until the commit: once
+        // a move is written, nothing can fence the end beside it.
+        let written = append_moves(&mut *tx, &ending).await?;
+        for (pending, held) in other.iter().zip(held.iter_mut()) {
+            if matches!(pending.change, Change::Move { .. }) {
+                *held = written.contains(&pending.game);
             }
-            Change::End { over, at_ms } => {
-                finish_game(&mut tx, game, epoch, over, timestamp(*at_ms)).await?
+        }
+    }
+    let ends: Vec<EndRow> = other
+        .iter()
+        .zip(&held)
+        .filter(|(_, held)| **held)
+        .filter_map(|(p, _)| {
+            let (over, at_ms) = match &p.change {
+                Change::Move {
+                    stored,
+                    ends: Some(over),
+                    ..
+                } => (over, stored.at_ms),
+                Change::End { over, at_ms } => (over, *at_ms),
+                _ => return None,
+            };
+            Some(EndRow {
+                game: p.game,
+                epoch: p.epoch,
+                over,
+                at: timestamp(at_ms),
+            })
+        })
+        .collect();
+    if !ends.is_empty() {
+        let ended = finish_games(&mut tx, &ends).await?;
+        for (pending, held) in other.iter().zip(held.iter_mut()) {
+            if matches!(pending.change, Change::Move { .. } | Change::End { .. }) {
+                *held = *held && ended.contains(&pending.game);
             }
+        }
+    }
+    for (pending, held) in other.iter().zip(held.iter_mut()) {
+        let (game, epoch) = (pending.game, pending.epoch);
+        *held = match &pending.change {
             Change::Undo {
                 ply,
                 version,
@@ -295,7 +325,8 @@ async fn write_others(
                 level,
                 version,
             } => take_over(&mut tx, game, epoch, *seat, level, *version).await?,
-        });
+            Change::Move { .. } | Change::End { .. } => *held,
+        };
     }
     tx.commit().await?;
     Ok(held)
@@ -304,7 +335,7 @@ async fn write_others(
 #[cfg(test)]
 mod tests {
     use mancala_platform::testing::TestStores;
-    use mancala_proto::game::PlayedMove;
+    use mancala_proto::game::{EndReason, GameResult, PlayedMove};
 
     use super::*;
     use crate::store::{NewGame, NewSeat, claim_epoch, insert_game};
@@ -324,6 +355,7 @@ mod tests {
             time_control: None,
             room: None,
             casual_reason: None,
+            epoch: 0,
         };
         let mut connection = pool.acquire().await.unwrap();
         insert_game(&mut connection, &game, timestamp(1_000))
@@ -331,6 +363,17 @@ mod tests {
             .unwrap();
         let epoch = claim_epoch(pool, game.id).await.unwrap().unwrap();
         (game.id, epoch)
+    }
+
+    /// A writer, and three games held under their epochs.
+    async fn writer_and_games(pool: &PgPool) -> (GroupCommit, [(Uuid, i64); 3]) {
+        let writer = GroupCommit::start(pool.clone(), 64);
+        let games = [
+            ai_game(pool).await,
+            ai_game(pool).await,
+            ai_game(pool).await,
+        ];
+        (writer, games)
     }
 
     fn first_move() -> Change {
@@ -353,12 +396,7 @@ mod tests {
     async fn a_fenced_game_fails_alone_and_the_batch_commits_the_rest() {
         let stores = TestStores::new().await.unwrap();
         let pool = stores.postgres.clone();
-        let writer = GroupCommit::start(pool.clone(), 64);
-        let games = [
-            ai_game(&pool).await,
-            ai_game(&pool).await,
-            ai_game(&pool).await,
-        ];
+        let (writer, games) = writer_and_games(&pool).await;
         // Another host takes the second game: its old epoch is fenced.
         claim_epoch(&pool, games[1].0).await.unwrap();
         let written = futures_util::future::join_all(
@@ -385,6 +423,70 @@ mod tests {
         // move: the ply count fences it.
         let again = writer.write(games[0].0, games[0].1, first_move()).await;
         assert!(matches!(again, Err(CommitError::Fenced)), "{again:?}");
+        drop(writer);
+        stores.cleanup().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn ends_in_one_batch_each_stand_or_fall_alone() {
+        let stores = TestStores::new().await.unwrap();
+        let pool = stores.postgres.clone();
+        let (writer, games) = writer_and_games(&pool).await;
+        claim_epoch(&pool, games[2].0).await.unwrap();
+        let over = |result, reason| Over {
+            version: 1,
+            result,
+            reason,
+            score: [30, 18],
+        };
+        let Change::Move { stored, .. } = first_move() else {
+            unreachable!()
+        };
+        let changes = [
+            Change::Move {
+                stored,
+                version: 1,
+                ends: Some(over(GameResult::P0, EndReason::SideEmpty)),
+            },
+            Change::End {
+                over: over(GameResult::Aborted, EndReason::NoStart),
+                at_ms: 3_000,
+            },
+            Change::End {
+                over: over(GameResult::P1, EndReason::Resign),
+                at_ms: 3_000,
+            },
+        ];
+        let written = futures_util::future::join_all(
+            games
+                .iter()
+                .zip(changes)
+                .map(|(&(game, epoch), change)| writer.write(game, epoch, change)),
+        )
+        .await;
+        assert!(written[0].is_ok() && written[1].is_ok(), "{written:?}");
+        assert!(
+            matches!(written[2], Err(CommitError::Fenced)),
+            "{written:?}"
+        );
+        let mut seen = Vec::new();
+        for (game, _) in games {
+            let row: (String, Option<String>, i32) =
+                sqlx::query_as("SELECT status, result, plies FROM games WHERE id = $1")
+                    .bind(game)
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            seen.push(row);
+        }
+        assert_eq!(
+            seen,
+            [
+                ("over".into(), Some("p0".into()), 1),
+                ("aborted".into(), Some("aborted".into()), 0),
+                ("live".into(), None, 0),
+            ]
+        );
         drop(writer);
         stores.cleanup().await.unwrap();
     }

@@ -3,20 +3,26 @@
 
 use super::*;
 
-/// A player's rating and deviation in `variant` now, if they have one.
-pub(crate) async fn current_rating(
+/// Each seat's player's rating and deviation in `variant` now, if they
+/// have one (one query for both).
+pub(crate) async fn current_ratings(
     connection: &mut PgConnection,
-    player: Uuid,
+    players: [Option<Uuid>; 2],
     variant: &str,
-) -> Result<Option<(f64, f64)>, sqlx::Error> {
-    let row = sqlx::query!(
-        "SELECT rating, rd FROM ratings WHERE player_id = $1 AND variant = $2",
-        player,
+) -> Result<[Option<(f64, f64)>; 2], sqlx::Error> {
+    let ids: Vec<Uuid> = players.iter().flatten().copied().collect();
+    let rows = sqlx::query!(
+        "SELECT player_id, rating, rd FROM ratings WHERE player_id = ANY($1) AND variant = $2",
+        &ids,
         variant,
     )
-    .fetch_optional(connection)
+    .fetch_all(connection)
     .await?;
-    Ok(row.map(|row| (row.rating, row.rd)))
+    Ok(players.map(|player| {
+        rows.iter()
+            .find(|row| Some(row.player_id) == player)
+            .map(|row| (row.rating, row.rd))
+    }))
 }
 
 /// How many games between two players, made since `since`, may still count

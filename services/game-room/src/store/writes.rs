@@ -26,6 +26,10 @@ pub(crate) struct NewGame {
     pub room: Option<Uuid>,
     /// Why a game asked for as rated is casual.
     pub casual_reason: Option<CasualReason>,
+    /// 0 for a game nobody hosts yet; the creator's epoch for a game
+    /// hosted from the moment it is made (a rematch, by the host of the
+    /// game before).
+    pub epoch: i64,
 }
 
 /// Creates a live game.
@@ -40,9 +44,9 @@ pub(crate) async fn insert_game(
     sqlx::query!(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
                             seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
-                            clock_initial_ms, clock_increment_ms, room_id, casual_reason)
+                            clock_initial_ms, clock_increment_ms, room_id, casual_reason, epoch)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                 $16)",
+                 $16, $17)",
         game.id,
         game.variant,
         seat0.player,
@@ -59,6 +63,7 @@ pub(crate) async fn insert_game(
         increment,
         game.room,
         game.casual_reason as _,
+        game.epoch,
     )
     .execute(connection)
     .await?;
@@ -146,51 +151,84 @@ pub(crate) async fn append_moves<'e>(
     Ok(written.into_iter().collect())
 }
 
-/// Ends a live game held under `epoch` with its result and, when rated,
-/// its outbox row for the rating service, in the caller's transaction.
-/// False if it was not live or not held.
-pub(crate) async fn finish_game(
-    connection: &mut PgConnection,
-    game: Uuid,
-    epoch: i64,
-    over: &Over,
-    now: OffsetDateTime,
-) -> Result<bool, sqlx::Error> {
-    let status = if over.result == GameResult::Aborted {
-        GameStatus::Aborted
-    } else {
-        GameStatus::Over
-    };
-    let rated = sqlx::query_scalar!(
-        "UPDATE games SET status = $3, result = $4, reason = $5, score0 = $6, score1 = $7,
-                          ended_at = $8, version = $9
-         WHERE id = $1 AND epoch = $2 AND status = 'live'
-         RETURNING rated",
-        game,
-        epoch,
-        status as _,
-        over.result as _,
-        over.reason as _,
-        i16::from(over.score[0]),
-        i16::from(over.score[1]),
-        now,
-        over.version as i64,
-    )
-    .fetch_optional(&mut *connection)
-    .await?;
-    let Some(rated) = rated else {
-        return Ok(false);
-    };
-    if rated && over.result != GameResult::Aborted {
-        sqlx::query!(
-            "INSERT INTO rating_outbox (game_id, created_at) VALUES ($1, $2)",
-            game,
-            now,
-        )
-        .execute(connection)
-        .await?;
+/// A game's end to store: `game`, held under `epoch`, ended at `at`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EndRow<'a> {
+    pub(crate) game: Uuid,
+    pub(crate) epoch: i64,
+    pub(crate) over: &'a Over,
+    pub(crate) at: OffsetDateTime,
+}
+
+/// A value as its text column holds it (the wire name, snake case).
+fn as_text(value: impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(text)) => text,
+        _ => String::new(),
     }
-    Ok(true)
+}
+
+/// Ends live games, each only if it is held under its epoch, with their
+/// results and, for a rated game with a result, its outbox row for the
+/// rating service: one statement for them all, in the caller's
+/// transaction. Returns the games that ended (a game not live or not held
+/// is left as it was, and only it fails).
+pub(crate) async fn finish_games(
+    connection: &mut PgConnection,
+    ends: &[EndRow<'_>],
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    let games: Vec<Uuid> = ends.iter().map(|end| end.game).collect();
+    let epochs: Vec<i64> = ends.iter().map(|end| end.epoch).collect();
+    let status = |end: &EndRow| {
+        if end.over.result == GameResult::Aborted {
+            GameStatus::Aborted
+        } else {
+            GameStatus::Over
+        }
+    };
+    let statuses: Vec<String> = ends.iter().map(|end| as_text(status(end))).collect();
+    let results: Vec<String> = ends.iter().map(|end| as_text(end.over.result)).collect();
+    let reasons: Vec<String> = ends.iter().map(|end| as_text(end.over.reason)).collect();
+    let score = |seat: usize| -> Vec<i16> {
+        ends.iter()
+            .map(|end| i16::from(end.over.score[seat]))
+            .collect()
+    };
+    let times: Vec<OffsetDateTime> = ends.iter().map(|end| end.at).collect();
+    let versions: Vec<i64> = ends.iter().map(|end| end.over.version as i64).collect();
+    let ended = sqlx::query_scalar!(
+        r#"WITH input AS (
+               SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
+                                    $6::smallint[], $7::smallint[], $8::timestamptz[], $9::bigint[])
+                   AS i(game_id, epoch, status, result, reason, score0, score1, ended_at, version)
+           ),
+           ended AS (
+               UPDATE games g SET status = i.status, result = i.result, reason = i.reason,
+                                  score0 = i.score0, score1 = i.score1,
+                                  ended_at = i.ended_at, version = i.version
+               FROM input i
+               WHERE g.id = ANY($1) AND g.id = i.game_id AND g.epoch = i.epoch
+                 AND g.status = 'live'
+               RETURNING g.id, g.rated, g.result, g.ended_at
+           ),
+           outbox AS (
+               INSERT INTO rating_outbox (game_id, created_at)
+               SELECT id, ended_at FROM ended WHERE rated AND result <> 'aborted'
+           )
+           SELECT id AS "id!" FROM ended"#,
+        &games,
+        &epochs,
+        &statuses,
+        &results,
+        &reasons,
+        &score(0),
+        &score(1),
+        &times,
+        &versions,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(ended.into_iter().collect())
 }
 
 /// Takes moves back to `ply` at `now` (the side to move starts its

@@ -104,6 +104,12 @@ fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
 /// stranger (even one holding a game id from the live list) takes no
 /// lease, bumps no epoch, and starts no clock or AI.
 async fn check_seat(hosted: &HostedGames, game: Uuid, player: Uuid) -> Result<SeatCheck, Refused> {
+    // Hosted here: the game in memory says the same, without a query.
+    if let Some(handle) = hosted.local(game)
+        && let Ok(check) = handle.seat_check(player).await
+    {
+        return Ok(check);
+    }
     match store::seat_check(&hosted.deps().postgres, game, player).await {
         Ok(Some(check)) => Ok(check),
         Ok(None) => Err(refused(ErrorCode::NotFound, "no such game", CLOSE_POLICY)),

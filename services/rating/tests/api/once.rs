@@ -98,3 +98,80 @@ async fn two_workers_rating_a_newcomers_first_games_lose_no_update() {
     assert_eq!(world.rating(north).await.unwrap().2, 2);
     world.cleanup().await;
 }
+
+/// Every player's (rating, rd, games) and their history rows in order.
+async fn ratings_and_history(world: &World, players: &[uuid::Uuid]) -> Vec<String> {
+    let mut seen = Vec::new();
+    for player in players {
+        let (rating, rd, games) = world.rating(*player).await.unwrap();
+        seen.push(format!("{rating:.6} {rd:.6} {games}"));
+        let history: Vec<(String, f64, f64)> = sqlx::query_as(
+            "SELECT result, rating_before, rating_after FROM rating_history
+             WHERE player_id = $1 ORDER BY rating_before, rating_after",
+        )
+        .bind(player)
+        .fetch_all(&world.stores.postgres)
+        .await
+        .unwrap();
+        for (result, before, after) in history {
+            seen.push(format!("{result} {before:.6} -> {after:.6}"));
+        }
+    }
+    seen
+}
+
+#[actix_web::test]
+async fn a_batch_rates_each_game_from_where_the_one_before_left_off() {
+    // The same five games between three players, rated one transaction per
+    // game in one world and all in one batch in the other, end the same.
+    let results = [
+        (0, 1, "p0"),
+        (1, 2, "draw"),
+        (0, 2, "p1"),
+        (1, 0, "p0"),
+        (2, 0, "p0"),
+    ];
+    let mut outcomes = Vec::new();
+    for batched in [false, true] {
+        let world = World::new().await;
+        let mut players = Vec::new();
+        for name in ["ann", "bob", "cid"] {
+            players.push(world.player(name, false).await);
+        }
+        let mut games = Vec::new();
+        for (south, north, result) in results {
+            games.push(
+                world
+                    .rated_game(players[south], players[north], result)
+                    .await,
+            );
+        }
+        let rater = world.rater().await;
+        let applied = if batched {
+            let batch = rater.apply_pending(64).await.unwrap();
+            assert_eq!(batch.len(), games.len());
+            batch
+        } else {
+            let mut one_by_one = Vec::new();
+            for _ in &games {
+                one_by_one.push(rater.apply_next().await.unwrap());
+            }
+            one_by_one
+        };
+        // In the order the games ended.
+        let order: Vec<_> = applied
+            .iter()
+            .map(|outcome| match outcome {
+                Outcome::Applied(done) => done.game,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(order, games);
+        assert_eq!(rater.apply_next().await.unwrap(), Outcome::Idle);
+        let (_, _, games_played) = world.rating(players[0]).await.unwrap();
+        assert_eq!(games_played, 4);
+        outcomes.push(ratings_and_history(&world, &players).await);
+        world.cleanup().await;
+    }
+    assert_eq!(outcomes[0], outcomes[1]);
+}

@@ -258,7 +258,7 @@ impl Host {
         }
         let now = timestamp(self.now());
         let limit = self.deps.settings.rated_pair_limit;
-        match rematch::create(&self.deps.postgres, self.live.info(), now, limit).await {
+        match rematch::create(&self.hosted, self.live.info(), now, limit).await {
             Ok(Some(next)) => {
                 self.live.set_rematch(next);
                 self.rematch_offer = None;

@@ -40,6 +40,7 @@ use super::live::{LiveGame, Refusal};
 use crate::ai::{AiPool, Cancel};
 use crate::config::GameRoomSettings;
 use crate::hub::Hub;
+use crate::store::SeatCheck;
 
 /// Versioned events kept for `sync`; an older gap gets a fresh state.
 const RECENT_EVENTS: usize = 256;
@@ -123,6 +124,10 @@ enum Command {
         player: Uuid,
         reply: oneshot::Sender<Result<Joined, Refusal>>,
     },
+    SeatCheck {
+        player: Uuid,
+        reply: oneshot::Sender<SeatCheck>,
+    },
     Leave {
         seats: Vec<Side>,
     },
@@ -169,6 +174,12 @@ impl GameHandle {
             Ok(Err(refusal)) => Err(JoinError::Refused(refusal)),
             Err(Gone) => Err(JoinError::Gone),
         }
+    }
+
+    /// What the game says of `player`, as the stored row would: the seat
+    /// check of a socket to a game hosted here costs no query.
+    pub(crate) async fn seat_check(&self, player: Uuid) -> Result<SeatCheck, Gone> {
+        self.ask(|reply| Command::SeatCheck { player, reply }).await
     }
 
     /// A socket of these seats closed.
@@ -246,6 +257,8 @@ struct Host {
     thinking: Option<Cancel>,
     /// When the game's room closes at the latest (ms).
     room_closes: Option<u64>,
+    /// This instance's games: a series' next game is hosted here.
+    hosted: HostedGames,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -281,9 +294,11 @@ pub(crate) fn spawn(
         rematch_offer: None,
         thinking: None,
         room_closes,
+        hosted,
     };
     let own = handle.clone();
     tokio::spawn(async move {
+        let hosted = host.hosted.clone();
         host.run(inbox, lease).await;
         hosted.forget(&own);
     });
@@ -341,6 +356,16 @@ impl Host {
         match command {
             Command::Join { player, reply } => {
                 let _ = reply.send(self.join(player).await);
+            }
+            Command::SeatCheck { player, reply } => {
+                let check = if !self.live.seats_of(player).is_empty() {
+                    SeatCheck::Seated
+                } else if self.live.replaced(player) {
+                    SeatCheck::Replaced
+                } else {
+                    SeatCheck::Stranger
+                };
+                let _ = reply.send(check);
             }
             Command::Leave { seats } => self.leave(seats).await,
             Command::Seated {
