@@ -534,3 +534,41 @@ async fn a_room_closes_24_hours_after_it_opened() {
     );
     world.cleanup().await;
 }
+
+#[actix_web::test]
+async fn a_finished_game_whose_series_moved_on_unloads_when_its_sockets_close() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let ((south, south_token), (north, north_token)) = two_players(&world).await;
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    resign_game(&mut a, &mut b).await;
+    a.send(json!({"t": "rematch"})).await;
+    b.send(json!({"t": "rematch"})).await;
+    a.until(|message| match message {
+        ServerMessage::Rematch { .. } => Some(()),
+        _ => None,
+    })
+    .await;
+    // The next game is hosted here from its creation, beside the old one.
+    assert_eq!(instance.hosted.hosted(), 2);
+    drop(a);
+    drop(b);
+    // No clock advance: the old game goes at once, the new one waits for
+    // its players.
+    for _ in 0..100 {
+        if instance.hosted.hosted() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(instance.hosted.hosted(), 1, "the finished game unloaded");
+    world.cleanup().await;
+}

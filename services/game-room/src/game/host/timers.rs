@@ -51,7 +51,16 @@ impl Host {
     }
 
     fn idle_check(&self) -> Next {
-        let limit = self.deps.settings.idle_unload.as_millis() as u64;
+        // A finished game whose series moved on to its next game is of no
+        // more use here once its sockets closed (a late visitor loads it
+        // back): kept for the idle window, a busy instance would hold tens
+        // of thousands of them, each renewing its lease and ticking.
+        let moved_on = self.live.is_over() && self.live.rematch().is_some();
+        let limit = if moved_on {
+            0
+        } else {
+            self.deps.settings.idle_unload.as_millis() as u64
+        };
         // An AI still thinking keeps the game loaded: its move is coming.
         if idle_long_enough(self.idle_since, limit, self.now()) && self.thinking.is_none() {
             Next::Stop(CLOSE_RESTART, "the game was unloaded")
