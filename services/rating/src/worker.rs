@@ -343,8 +343,6 @@ impl Rater {
                     after,
                 });
             }
-            metrics::counter!("ratings_applied_total", "variant" => game.variant.clone())
-                .increment(1);
             outcomes.push(Outcome::Applied(Applied {
                 game: game.game,
                 variant: game.variant.clone(),
@@ -360,6 +358,12 @@ impl Rater {
         let games: Vec<Uuid> = claimed.iter().map(|game| game.game).collect();
         mark_done(&mut tx, &games, now).await?;
         tx.commit().await?;
+        for outcome in &outcomes {
+            if let Outcome::Applied(done) = outcome {
+                metrics::counter!("ratings_applied_total", "variant" => done.variant.clone())
+                    .increment(1);
+            }
+        }
         Ok(outcomes)
     }
 

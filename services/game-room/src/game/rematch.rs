@@ -94,6 +94,10 @@ pub(crate) async fn create(
     store::insert_game(&mut tx, &next, now).await?;
     let linked = store::link_rematch(&mut tx, info.id, next.id).await?;
     if linked != Some(next.id) {
+        // Another request made the next game: this one is never inserted.
+        if let Some(lease) = lease {
+            lease.release(&hosted.deps().redis).await;
+        }
         return Ok(linked);
     }
     tx.commit().await?;
