@@ -59,6 +59,9 @@ async fn run(workers: usize) {
         ("APP_JWT_PRIVATE_KEY", seed.expose_secret().to_owned()),
         ("APP_INTERNAL_TOKEN", "figures-token".to_owned()),
         ("APP_RATING_WORKERS", workers.to_string()),
+        // The backlog's pairs would otherwise be past their rated games of
+        // the day, and the games below would end casual, never rated.
+        ("APP_RATED_PAIR_LIMIT", "1000000".to_owned()),
         ("APP_LOG_FORMAT", "json".to_owned()),
     ]
     .into_iter()
