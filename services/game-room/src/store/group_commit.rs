@@ -87,6 +87,23 @@ struct Pending {
     done: oneshot::Sender<Result<(), CommitError>>,
 }
 
+impl Pending {
+    /// The move's row, when this is a move.
+    fn move_row(&self) -> Option<MoveRow> {
+        match &self.change {
+            Change::Move {
+                stored, version, ..
+            } => Some(MoveRow {
+                game: self.game,
+                epoch: self.epoch,
+                stored: *stored,
+                version: *version,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The instance's writer: cheap to clone, one task behind it.
 #[derive(Clone, Debug)]
 pub(crate) struct GroupCommit {
@@ -227,20 +244,7 @@ async fn write_moves(
     if plain.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<MoveRow> = plain
-        .iter()
-        .filter_map(|p| match &p.change {
-            Change::Move {
-                stored, version, ..
-            } => Some(MoveRow {
-                game: p.game,
-                epoch: p.epoch,
-                stored: *stored,
-                version: *version,
-            }),
-            _ => None,
-        })
-        .collect();
+    let rows: Vec<MoveRow> = plain.iter().filter_map(Pending::move_row).collect();
     let written: HashSet<Uuid> = append_moves(connection, &rows).await?;
     Ok(plain.iter().map(|p| written.contains(&p.game)).collect())
 }
@@ -258,20 +262,7 @@ async fn write_others(
     }
     let mut tx = sqlx::Connection::begin(connection).await?;
     let mut held = vec![true; other.len()];
-    let ending: Vec<MoveRow> = other
-        .iter()
-        .filter_map(|p| match &p.change {
-            Change::Move {
-                stored, version, ..
-            } => Some(MoveRow {
-                game: p.game,
-                epoch: p.epoch,
-                stored: *stored,
-                version: *version,
-            }),
-            _ => None,
-        })
-        .collect();
+    let ending: Vec<MoveRow> = other.iter().filter_map(Pending::move_row).collect();
     if !ending.is_empty() {
         // The moves' UPDATE holds their games' rows until the commit: once
         // a move is written, nothing can fence the end beside it.
