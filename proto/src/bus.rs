@@ -12,9 +12,17 @@
 pub mod names {
     use uuid::Uuid;
 
-    /// A game's channel: its events, watcher counts and rating change.
+    /// A game's channel, for its watchers: its events, watcher counts and
+    /// rating change.
     pub fn game_channel(game: Uuid) -> String {
         format!("game:{game}")
+    }
+
+    /// What a game's host hears: watcher counts and the rating change (also
+    /// on [`game_channel`]). Apart from the events so that the host, which
+    /// publishes every move, does not hear each one back.
+    pub fn game_control_channel(game: Uuid) -> String {
+        format!("game:{game}:control")
     }
 
     /// A player's channel: lobby messages for their lobby sockets

@@ -19,6 +19,12 @@ use uuid::Uuid;
 /// given up (Redis is down; the game goes on).
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
 
+/// Whether the game's host hears a message of this route (the events are
+/// its own).
+fn for_the_host(route: Route) -> bool {
+    matches!(route, Route::Watchers { .. } | Route::RatingChange)
+}
+
 /// This instance's end of the event channels; cheap to clone.
 #[derive(Clone)]
 pub struct Hub {
@@ -53,7 +59,8 @@ impl Hub {
         }
     }
 
-    /// Listens to a game's channel: [`GameBus`] messages, encoded.
+    /// Listens to a game's channel, as a watcher: [`GameBus`] messages,
+    /// encoded.
     pub async fn subscribe(&self, game: Uuid) -> Subscription {
         self.inner
             .pubsub
@@ -61,9 +68,25 @@ impl Hub {
             .await
     }
 
-    /// Publishes `message` on a game's channel, routed as `route`.
+    /// Listens to what a game's host hears (watcher counts, the rating
+    /// change), not the events it publishes itself.
+    pub async fn subscribe_host(&self, game: Uuid) -> Subscription {
+        self.inner
+            .pubsub
+            .subscribe(&names::game_control_channel(game))
+            .await
+    }
+
+    /// Publishes `message` on a game's channel, routed as `route`; watcher
+    /// counts go to the host's channel as well.
     pub async fn publish(&self, game: Uuid, route: Route, message: &str) {
         let text = GameBus::encode_parts(route, message);
+        if for_the_host(route) {
+            self.inner
+                .pubsub
+                .publish(&names::game_control_channel(game), text.clone())
+                .await;
+        }
         self.inner
             .pubsub
             .publish(&names::game_channel(game), text)
@@ -187,5 +210,65 @@ impl Hub {
             .unwrap_or_default();
         self.publish(game, Route::Watchers { count }, &message)
             .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mancala_platform::testing::TestStores;
+    use tokio::sync::broadcast::error::TryRecvError;
+
+    use super::*;
+
+    /// The next message on `subscription` within a second, if any.
+    async fn next(subscription: &mut Subscription) -> Option<String> {
+        tokio::time::timeout(Duration::from_secs(1), subscription.receiver.recv())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .map(|text| text.to_string())
+    }
+
+    #[tokio::test]
+    async fn the_host_hears_counts_and_ratings_but_not_its_own_events() {
+        let stores = TestStores::new().await.unwrap();
+        let hub = Hub::start(stores.redis.clone(), "test".into());
+        let game = Uuid::now_v7();
+        let mut host = hub.subscribe_host(game).await;
+        let mut watcher = hub.subscribe(game).await;
+        // The pub/sub connection subscribes in the background: wait until
+        // a message gets through before counting what does not.
+        let mut heard = None;
+        for _ in 0..50 {
+            hub.publish(game, Route::Watchers { count: 1 }, "{}").await;
+            heard = next(&mut host).await;
+            if heard.is_some() {
+                break;
+            }
+        }
+        assert_eq!(heard.as_deref(), Some("watchers 1\n{}"));
+        while let Ok(Some(_)) =
+            tokio::time::timeout(Duration::from_millis(200), next(&mut watcher)).await
+        {}
+        hub.publish(game, Route::Event { version: 7 }, "moved")
+            .await;
+        hub.publish(game, Route::Notice, "presence").await;
+        hub.publish(game, Route::RatingChange, "rating").await;
+        assert_eq!(next(&mut watcher).await.as_deref(), Some("event 7\nmoved"));
+        assert_eq!(
+            next(&mut watcher).await.as_deref(),
+            Some("notice\npresence")
+        );
+        assert_eq!(
+            next(&mut watcher).await.as_deref(),
+            Some("rating_change\nrating")
+        );
+        assert_eq!(
+            next(&mut host).await.as_deref(),
+            Some("rating_change\nrating")
+        );
+        assert!(matches!(host.receiver.try_recv(), Err(TryRecvError::Empty)));
+        drop((host, watcher));
+        stores.cleanup().await.unwrap();
     }
 }

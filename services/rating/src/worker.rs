@@ -385,9 +385,13 @@ impl Rater {
             .collect();
         let message =
             serde_json::to_string(&ServerMessage::RatingChange { changes }).unwrap_or_default();
-        let bus = GameBus::RatingChange { message };
+        // To the players through the game's host, and to its watchers.
+        let text = GameBus::RatingChange { message }.encode();
         self.pubsub
-            .publish(&names::game_channel(applied.game), bus.encode())
+            .publish(&names::game_control_channel(applied.game), text.clone())
+            .await;
+        self.pubsub
+            .publish(&names::game_channel(applied.game), text)
             .await;
     }
 

@@ -140,12 +140,67 @@ impl GroupCommit {
     }
 }
 
+/// Flushes in flight at once. One flush is one statement in one backend:
+/// while it runs, the next batch can go out on other connections, so
+/// Postgres works on both at once (a game has at most one write pending,
+/// so concurrent flushes never hold the same game, and never reorder one).
+const FLUSHES_IN_FLIGHT: usize = 2;
+
 async fn run(pool: PgPool, mut receiver: mpsc::Receiver<Pending>, batch: usize) {
-    let mut pending = Vec::with_capacity(batch);
-    let (mut moves, mut others) = (Lane::new(pool.clone()), Lane::new(pool));
-    while receiver.recv_many(&mut pending, batch).await > 0 {
-        metrics::histogram!("game_write_batch_size").record(pending.len() as f64);
-        flush(&mut moves, &mut others, std::mem::take(&mut pending)).await;
+    let mut idle: Vec<Flusher> = (0..FLUSHES_IN_FLIGHT)
+        .map(|_| Flusher::new(pool.clone()))
+        .collect();
+    let mut busy = tokio::task::JoinSet::new();
+    let mut open = true;
+    while open || !busy.is_empty() {
+        tokio::select! {
+            // A free flusher takes whatever is waiting.
+            received = async {
+                let mut pending = Vec::with_capacity(batch);
+                let count = receiver.recv_many(&mut pending, batch).await;
+                (count, pending)
+            }, if open && !idle.is_empty() => {
+                let (count, pending) = received;
+                if count == 0 {
+                    open = false;
+                    continue;
+                }
+                metrics::histogram!("game_write_batch_size").record(pending.len() as f64);
+                // (The branch runs only with one idle.)
+                let mut flusher = idle.pop().unwrap_or_else(|| Flusher::new(pool.clone()));
+                busy.spawn(async move {
+                    flusher.flush(pending).await;
+                    flusher
+                });
+            }
+            Some(done) = busy.join_next(), if !busy.is_empty() => match done {
+                Ok(flusher) => idle.push(flusher),
+                // A flush that panicked dropped its batch (each of its
+                // games sees its write fail) and its connections.
+                Err(_) => idle.push(Flusher::new(pool.clone())),
+            }
+        }
+    }
+}
+
+/// One flush's connections: the plain moves on one, the rest beside it.
+struct Flusher {
+    moves: Lane,
+    others: Lane,
+}
+
+impl Flusher {
+    fn new(pool: PgPool) -> Flusher {
+        Flusher {
+            moves: Lane::new(pool.clone()),
+            others: Lane::new(pool),
+        }
+    }
+
+    async fn flush(&mut self, batch: Vec<Pending>) {
+        let started = Instant::now();
+        flush(&mut self.moves, &mut self.others, batch).await;
+        metrics::histogram!("game_write_flush_seconds").record(started.elapsed().as_secs_f64());
     }
 }
 
@@ -157,6 +212,22 @@ async fn run(pool: PgPool, mut receiver: mpsc::Receiver<Pending>, batch: usize) 
 struct Lane {
     pool: PgPool,
     held: Option<(PoolConnection<Postgres>, Instant)>,
+}
+
+/// A connection from the pool, set up for the writer's statements. They
+/// find their games by primary key, but a prepared statement's plan is
+/// made once per connection, and one made while the tables were small (a
+/// new deployment, a fresh benchmark) would scan the whole games table on
+/// every flush for as long as the connection lives. So sequential scans
+/// are off on these connections, and the connection never goes back to
+/// the pool with the setting: it is closed when the writer lets it go.
+async fn writer_connection(pool: &PgPool) -> Result<PoolConnection<Postgres>, sqlx::Error> {
+    let mut connection = pool.acquire().await?;
+    connection.close_on_drop();
+    sqlx::query("SET enable_seqscan = off")
+        .execute(&mut *connection)
+        .await?;
+    Ok(connection)
 }
 
 /// Idle longer than this, a held connection is pinged before it is used.
@@ -176,7 +247,7 @@ impl Lane {
         }
         let connection = match self.held.take() {
             Some((connection, _)) => connection,
-            None => self.pool.acquire().await?,
+            None => writer_connection(&self.pool).await?,
         };
         let (connection, _) = self.held.insert((connection, Instant::now()));
         Ok(connection)

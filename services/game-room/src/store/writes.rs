@@ -114,10 +114,14 @@ pub(crate) async fn append_moves<'e>(
             .map_or(-1, |ms| ms.min(i32::MAX as u64) as i64)
     });
     let times: Vec<OffsetDateTime> = rows.iter().map(|row| timestamp(row.stored.at_ms)).collect();
-    // `g.id = ANY($1)` beside the join: without it the planner may scan
-    // every live game (they are all "live" to the partial index) and hash
-    // them against the batch, a cost that grows with the games hosted
-    // rather than with the moves written.
+    // Each row finds its game by primary key (the writer's connections
+    // rule out sequential scans: see `group_commit`). "Live" is spelled as
+    // the table's check constraint defines it (no result, no reason, no
+    // end) rather than `status = 'live'`, which matches the partial index
+    // of live games: with it the planner scanned every live game
+    // (thousands on a busy instance) to find the batch's few, and with
+    // `g.id = ANY($1)` beside the join it compared every row of the batch
+    // with every other.
     let written = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[],
@@ -129,8 +133,9 @@ pub(crate) async fn append_moves<'e>(
                                   moved = g.moved | (1 << i.seat::int)::smallint,
                                   turn_started_at = i.played_at
                FROM input i
-               WHERE g.id = ANY($1) AND g.id = i.game_id AND g.epoch = i.epoch
-                 AND g.status = 'live' AND g.plies = i.ply - 1
+               WHERE g.id = i.game_id AND g.epoch = i.epoch
+                 AND g.result IS NULL AND g.reason IS NULL AND g.ended_at IS NULL
+                 AND g.plies = i.ply - 1
                RETURNING g.id
            )
            INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
@@ -207,8 +212,10 @@ pub(crate) async fn finish_games(
                                   score0 = i.score0, score1 = i.score1,
                                   ended_at = i.ended_at, version = i.version
                FROM input i
-               WHERE g.id = ANY($1) AND g.id = i.game_id AND g.epoch = i.epoch
-                 AND g.status = 'live'
+               WHERE g.id = i.game_id AND g.epoch = i.epoch
+                 -- Live, in the words that keep the planner on the primary
+                 -- key (see `append_moves`).
+                 AND g.result IS NULL AND g.reason IS NULL AND g.ended_at IS NULL
                RETURNING g.id, g.rated, g.result, g.ended_at
            ),
            outbox AS (

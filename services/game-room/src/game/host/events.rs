@@ -19,7 +19,7 @@ impl Host {
         };
         let payload = text.slice_ref(&text[start..]);
         match route {
-            // This task's own events and notices, come back.
+            // Not on the host's channel (they are its own).
             Route::Event { .. } | Route::Notice => {}
             Route::Watchers { count } => {
                 self.watchers = count;

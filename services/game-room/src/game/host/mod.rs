@@ -312,7 +312,7 @@ impl Host {
 
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>, lease: Lease) {
         let id = self.live.id();
-        let mut subscription = self.deps.hub.subscribe(id).await;
+        let mut subscription = self.deps.hub.subscribe_host(id).await;
         self.watchers = self.deps.hub.watchers(id).await;
         let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
