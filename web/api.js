@@ -6,6 +6,8 @@
 // that lost the race adopts the winner's tokens instead of replaying the
 // spent one.
 
+import { getLang } from './i18n.js';
+
 const KEY = 'mancala.session';
 const listeners = new Set();
 
@@ -79,7 +81,8 @@ export function onSessionChange(fn) {
 }
 
 async function raw(method, path, body, token) {
-  const headers = {};
+  // The interface's language first: a new guest's name is made in it.
+  const headers = { 'accept-language': `${getLang()}, en;q=0.5` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
   let response;

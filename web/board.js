@@ -41,10 +41,46 @@ function stones(count) {
   return list;
 }
 
-export function createBoard({ onPlay }) {
+// Touch forgives: the first tap on a pit selects it, a second tap on the
+// same pit plays it. A mouse click (or Enter on a focused pit) plays at
+// once. Returns the click handler for a pit.
+export function tapToPlay(onPlay) {
+  let pointer = 'mouse';
+  let selected = null;
+  const listeners = new Set();
+  function select(key) {
+    selected = key;
+    for (const listener of listeners) listener(selected);
+  }
+  return {
+    // Remember how the next click comes: `pointerdown` precedes it.
+    pointerdown(event) { pointer = event.pointerType || 'mouse'; },
+    click(seat, pit) {
+      const key = `${seat}-${pit}`;
+      const touch = pointer === 'touch' || pointer === 'pen';
+      pointer = 'mouse';
+      if (touch && selected !== key) {
+        select(key);
+        return;
+      }
+      select(null);
+      onPlay(seat, pit);
+    },
+    clear() { if (selected !== null) select(null); },
+    onSelect(listener) { listeners.add(listener); },
+  };
+}
+
+export function createBoard({ onPlay, taps = tapToPlay(onPlay) }) {
   const pits = [[], []];
   const stores = [];
   const el = h('div', { class: 'board', role: 'group', 'data-testid': 'board' });
+  el.addEventListener('pointerdown', (event) => taps.pointerdown(event));
+  taps.onSelect((key) => {
+    for (const seat of [0, 1]) {
+      pits[seat].forEach((button, index) => button.classList.toggle('is-selected', key === `${seat}-${index + 1}`));
+    }
+  });
 
   for (const seat of [0, 1]) {
     for (let pit = 1; pit <= 6; pit += 1) {
@@ -55,7 +91,7 @@ export function createBoard({ onPlay }) {
         dataset: { seat: String(seat), pit: String(pit), count: '0' },
         disabled: true,
         onclick: () => {
-          if (button.classList.contains('is-playable')) onPlay(seat, pit);
+          if (button.classList.contains('is-playable')) taps.click(seat, pit);
         },
       }, h('span', { class: 'stones', 'aria-hidden': 'true' }), h('span', { class: 'count' }));
       pits[seat].push(button);
@@ -82,7 +118,7 @@ export function createBoard({ onPlay }) {
   }
 
   function update(view) {
-    const { board, bottom, variant, playableSeat, legal, last, owner } = view;
+    const { board, bottom, variant, playableSeat, legal, last, owner, storeLabel } = view;
     const top = 1 - bottom;
     el.dataset.bottom = String(bottom);
     el.setAttribute('aria-label', t('board_label'));
@@ -100,6 +136,7 @@ export function createBoard({ onPlay }) {
         }
         setCount(button, count, drawn);
         const playable = seat === playableSeat && legalSet.has(pit);
+        if (!playable) button.classList.remove('is-selected');
         button.classList.toggle('is-playable', playable);
         button.disabled = !playable;
         button.dataset.playable = String(playable);
@@ -114,9 +151,11 @@ export function createBoard({ onPlay }) {
       store.style.gridColumn = seat === bottom ? '8' : '1';
       store.style.gridRow = '1 / span 2';
       setCount(store, board.score[seat] ?? 0, drawn);
-      const label = hasStores(variant) ? t('store') : t('captured');
+      const label = storeLabel ? storeLabel(seat) : hasStores(variant) ? t('store') : t('captured');
       setText(store.querySelector('.store-label'), label);
-      store.setAttribute('aria-label', t('store_label', { owner: owner(seat), what: label, count: board.score[seat] ?? 0 }));
+      store.setAttribute('aria-label', storeLabel
+        ? `${label}: ${board.score[seat] ?? 0}`
+        : t('store_label', { owner: owner(seat), what: label, count: board.score[seat] ?? 0 }));
       store.setAttribute('role', 'img');
     }
     el.classList.toggle('no-stores', !hasStores(variant));
@@ -127,5 +166,5 @@ export function createBoard({ onPlay }) {
     pits[seat]?.[pit - 1]?.focus();
   }
 
-  return { el, update, focusPit };
+  return { el, update, focusPit, taps };
 }

@@ -246,6 +246,11 @@ pub struct GameState {
     pub against_ai: bool,
     /// Two people on one device: one player holds both seats.
     pub hotseat: bool,
+    /// The player can take a move back now (`undo`): a live game against
+    /// the AI where they have moved, or one on one device with a move
+    /// played. Never in a game between people, even after an AI took a
+    /// seat over.
+    pub undoable: bool,
     pub status: GameStatus,
     pub seats: [SeatInfo; 2],
     pub board: Board,
@@ -311,9 +316,13 @@ pub struct Moved {
     #[schemars(with = "Option<u8>")]
     pub turn: Option<Side>,
     pub legal: Vec<u8>,
-    /// The mover moves again ("one more").
+    /// The mover moves again ("one more"): Kalah's last stone in its
+    /// store. When `turn` is the mover without it, the other side had no
+    /// stones and passed (Mangala).
     pub extra_turn: bool,
     pub clocks: Option<Clocks>,
+    /// The player can take a move back now (see [`GameState::undoable`]).
+    pub undoable: bool,
 }
 
 /// Moves taken back.
@@ -329,6 +338,8 @@ pub struct Undone {
     pub legal: Vec<u8>,
     pub last_move: Option<PlayedMove>,
     pub clocks: Option<Clocks>,
+    /// The player can take a move back now (see [`GameState::undoable`]).
+    pub undoable: bool,
 }
 
 /// Why a game ended.

@@ -3,14 +3,27 @@
 // is a duplicate (after a resync) and is dropped; one from the future
 // means something was missed, and the caller asks for `sync`.
 
+import { hasStores } from '../format.js';
+
 const VERSIONED = new Set(['moved', 'over', 'undone', 'taken_over']);
 
+// The last mover is to move again: by an extra turn (Kalah, the only game
+// that grants one) or because the other side had no stones and passed.
+function again(variant, turn, last) {
+  const same = Boolean(last) && turn !== null && turn !== undefined && turn === last.seat;
+  const kalah = hasStores(variant);
+  return { extra: same && kalah, passed: same && !kalah };
+}
+
 export function fromState(d, now = Date.now()) {
-  const extra = Boolean(d.last_move && d.status === 'live' && d.turn === d.last_move.seat && d.ply > 0);
+  const { extra, passed } = again(d.variant, d.status === 'live' ? d.turn : null, d.last_move);
   return {
     id: d.game_id,
     variant: d.variant,
     rated: d.rated,
+    hotseat: Boolean(d.hotseat),
+    againstAi: Boolean(d.against_ai),
+    undoable: Boolean(d.undoable),
     status: d.status,
     seats: d.seats.map((seat) => ({ ...seat })),
     board: d.board,
@@ -20,6 +33,7 @@ export function fromState(d, now = Date.now()) {
     version: d.version,
     last: d.last_move ? { seat: d.last_move.seat, pit: d.last_move.pit } : null,
     extra,
+    passed,
     connected: d.connected ? [...d.connected] : [true, true],
     countdown: (d.countdown_ms || [null, null]).map((ms) => (ms === null || ms === undefined ? null : { ms, at: now })),
     watchers: d.watchers ?? 0,
@@ -54,7 +68,9 @@ export function apply(game, message, now = Date.now()) {
       next.legal = d.legal || [];
       next.last = { seat: d.by, pit: d.pit };
       next.extra = Boolean(d.extra_turn) && d.turn === d.by;
+      next.passed = !d.extra_turn && d.turn !== null && d.turn !== undefined && d.turn === d.by;
       next.clocks = d.clocks ? { ...d.clocks, at: now } : null;
+      next.undoable = Boolean(d.undoable);
       next.offer = null;
       break;
     case 'over':
@@ -64,6 +80,8 @@ export function apply(game, message, now = Date.now()) {
       next.turn = null;
       next.legal = [];
       next.extra = false;
+      next.passed = false;
+      next.undoable = false;
       next.clocks = frozenClocks(game.clocks, now);
       next.countdown = [null, null];
       break;
@@ -74,13 +92,16 @@ export function apply(game, message, now = Date.now()) {
       next.turn = d.turn ?? null;
       next.legal = d.legal || [];
       next.last = d.last_move ? { seat: d.last_move.seat, pit: d.last_move.pit } : null;
-      next.extra = Boolean(d.last_move && d.turn === d.last_move.seat);
+      Object.assign(next, again(game.variant, d.turn, d.last_move));
       next.clocks = d.clocks ? { ...d.clocks, at: now } : null;
+      next.undoable = Boolean(d.undoable);
       break;
     case 'taken_over': {
       next.version = d.version;
       next.seats = game.seats.map((seat, index) => (index === d.seat ? { ...seat, ai: d.level, player: null } : seat));
       next.rated = false;
+      // A seat taken over never makes undo possible (people began it).
+      next.undoable = false;
       next.countdown = game.countdown.map((c, index) => (index === d.seat ? null : c));
       break;
     }

@@ -6,7 +6,8 @@
 import { h, setText, svg } from '../dom.js';
 import { t } from '../i18n.js';
 import { createBoard } from '../board.js';
-import { clock, number, reasonText, seatName, signed, timeControlLabel, variantName } from '../format.js';
+import { createPanel } from '../panel.js';
+import { clock, hasStores, number, reasonText, seatName, signed, timeControlLabel, variantName } from '../format.js';
 import { betweenPeople, clockValues, countdownLeft, hasAi, isHotseat, isLive, isPlayer } from './model.js';
 
 function button(testid, onclick, extra = {}) {
@@ -15,6 +16,7 @@ function button(testid, onclick, extra = {}) {
 
 export function createGameView({ onPlay, onAction }) {
   const board = createBoard({ onPlay });
+  const panel = createPanel({ onPlay });
 
   const title = h('h1', { class: 'game-title', 'data-testid': 'game-title' });
   const badges = h('div', { class: 'game-badges' });
@@ -64,10 +66,11 @@ export function createGameView({ onPlay, onAction }) {
   const actions = h('div', { class: 'game-actions' }, Object.values(buttons));
 
   const boardWrap = h('div', { class: 'board-wrap' }, topBar.bar, board.el, bottomBar.bar);
+  const boardArea = h('div', { class: 'board-area' }, boardWrap, panel.el);
   const el = h('section', { class: 'game-page', 'data-testid': 'game' },
     h('header', { class: 'game-head' }, h('div', { class: 'game-heading' }, title, badges), watchers),
     conn,
-    boardWrap,
+    boardArea,
     h('div', { class: 'turn-line' }, turn, extra),
     presence,
     offer,
@@ -82,6 +85,20 @@ export function createGameView({ onPlay, onAction }) {
     if (isHotseat(game)) return t('player_n', { n: seat + 1 });
     if (ctx.watching) return seatName(game.seats[seat]);
     return seat === game.you ? t('owner_you') : t('owner_opponent');
+  }
+
+  // Whose store: yours and the opponent's to a player, names otherwise.
+  function storeLabel(game, seat, ctx) {
+    const what = hasStores(game.variant) ? 'store' : 'captured';
+    if (!ctx.watching && isPlayer(game) && !isHotseat(game)) return t(seat === game.you ? `${what}_yours` : `${what}_theirs`);
+    return t(`${what}_named`, { name: nameOf(game, seat) });
+  }
+
+  // The side that had no stones and passed: the one that is not to move.
+  function passedText(game, ctx) {
+    const seat = 1 - game.turn;
+    if (!ctx.watching && isPlayer(game) && !isHotseat(game)) return t(seat === game.you ? 'passed_you' : 'passed_opponent');
+    return t('passed_named', { name: nameOf(game, seat) });
   }
 
   function nameOf(game, seat) {
@@ -101,8 +118,10 @@ export function createGameView({ onPlay, onAction }) {
     part.tag.hidden = tags.length === 0;
     const people = betweenPeople(game);
     part.dot.hidden = !people;
-    part.dot.classList.toggle('on', Boolean(game.connected[seat]));
-    part.dot.setAttribute('aria-label', game.connected[seat] ? t('online') : t('offline'));
+    // Our own socket down, we know nothing of theirs: no green dot.
+    const online = Boolean(ctx.online && game.connected[seat]);
+    part.dot.classList.toggle('on', online);
+    part.dot.setAttribute('aria-label', online ? t('online') : t('offline'));
     part.dot.setAttribute('role', 'img');
     part.bar.classList.toggle('to-move', isLive(game) && game.turn === seat);
   }
@@ -129,6 +148,7 @@ export function createGameView({ onPlay, onAction }) {
     if (game.roomLeft !== null) return ctx.watching || !player ? t('room_left_watch') : t(game.roomLeft === game.you ? 'room_left_watch' : 'room_left_note');
     if (!ctx.watching && !player && game.seats.some((seat) => seat.ai && seat.player === ctx.me)) return t('replaced_note');
     if (game.casualReason === 'pair_limit') return t('casual_pair_limit');
+    if (ctx.roomClosed && !isLive(game)) return t('room_closed_note');
     return '';
   }
 
@@ -228,7 +248,7 @@ export function createGameView({ onPlay, onAction }) {
     fillBar(bottomBar, game, bottom, ctx);
     fillBar(topBar, game, 1 - bottom, ctx);
 
-    board.update({
+    const drawn = {
       board: game.board,
       bottom,
       variant: game.variant,
@@ -236,12 +256,18 @@ export function createGameView({ onPlay, onAction }) {
       legal: game.legal,
       last: game.last,
       owner: (seat) => owner(game, seat, ctx),
-    });
+      storeLabel: (seat) => storeLabel(game, seat, ctx),
+    };
+    board.update(drawn);
+    panel.update(drawn);
 
     setText(turn, turnText(game, ctx));
     turn.classList.toggle('mine', ctx.playableSeat !== null && ctx.playableSeat !== undefined);
-    extra.hidden = !(live && game.extra);
-    setText(extra, t('one_more'));
+    // "One more" is Kalah's extra turn; the same side moving again anywhere
+    // else means the other side had nothing to play.
+    extra.hidden = !(live && (game.extra || game.passed));
+    extra.classList.toggle('passed', Boolean(game.passed));
+    setText(extra, game.passed ? passedText(game, ctx) : t('one_more'));
 
     const summary = resultText(game, ctx);
     result.hidden = live;
@@ -251,16 +277,20 @@ export function createGameView({ onPlay, onAction }) {
     setText(result.querySelector('.result-reason'), game.result ? reasonLine(game.result) : '');
     result.querySelector('.result-rating').replaceChildren(...ratingLines(game, ctx));
 
-    const canTakeBack = player && live && (hotseat || aiGame);
+    // Only where the server allows it (made against the AI, or one device;
+    // a seat an AI took over does not count), and enabled only when the
+    // server says there is a move of the player's to take back.
+    const canTakeBack = player && live && (hotseat || game.againstAi);
     buttons.undo.hidden = !canTakeBack;
-    buttons.undo.disabled = game.ply === 0 || Boolean(ctx.pending);
+    buttons.undo.disabled = !game.undoable || Boolean(ctx.pending);
     setText(buttons.undo, t('undo'));
 
-    buttons.newGame.hidden = !(player && (hotseat || aiGame) && !game.rematch);
+    // After the end only: during a game it would have to resign this one.
+    buttons.newGame.hidden = !(player && (hotseat || game.againstAi) && !live && !game.rematch);
     setText(buttons.newGame, t('new_game'));
 
     const people = player && !hotseat && !aiGame;
-    const roomOpen = game.roomLeft === null;
+    const roomOpen = game.roomLeft === null && !ctx.roomClosed && Boolean(ctx.online);
     buttons.rematch.hidden = !(people && !live && !game.rematch && roomOpen);
     const iOffered = game.offer === game.you;
     const theyOffered = game.offer !== null && game.offer !== undefined && !iOffered;

@@ -4,7 +4,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { currentPlayer, forceRefresh, freshToken, post } from '../api.js';
-import { LiveSocket } from '../socket.js';
+import { CLOSE, LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { errorMessage, seatName, variantName } from '../format.js';
 import { confirmDialog, toast, toastError } from '../ui.js';
@@ -24,6 +24,9 @@ export function mount(root, { id, mode }) {
   // The server has accepted this socket (a `state` came): only then may
   // pits be played, since a move sent into a dying socket is lost.
   let joined = false;
+  // The server closed the game's room for good (close 4002): no rematch,
+  // no reconnecting.
+  let roomClosed = false;
 
   const view = createGameView({ onPlay: play, onAction: act });
   const loading = h('p', { class: 'page-loading', 'data-testid': 'game-loading', text: t('connecting') });
@@ -42,12 +45,13 @@ export function mount(root, { id, mode }) {
       return greeting;
     },
     onMessage,
-    onStatus: (status) => {
+    onStatus: (status, detail) => {
       if (status === 'open') return;
       const wasJoined = joined;
       joined = false;
-      view.setConnection(status);
-      if (wasJoined) render();
+      roomClosed = roomClosed || detail?.code === CLOSE.roomClosed;
+      view.setConnection(roomClosed ? 'ended' : status);
+      if (wasJoined || roomClosed) render();
     },
   });
   socket.start();
@@ -61,7 +65,7 @@ export function mount(root, { id, mode }) {
       if (isHotseat(game)) playableSeat = game.turn;
       else if (game.turn === game.you && !game.seats[game.turn].ai) playableSeat = game.you;
     }
-    return { watching, bottom, playableSeat, pending: pending !== null, me: currentPlayer()?.id ?? null };
+    return { watching, bottom, playableSeat, pending: pending !== null, me: currentPlayer()?.id ?? null, online: joined, roomClosed };
   }
 
   function render() {

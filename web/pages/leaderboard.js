@@ -38,6 +38,13 @@ export function mount(root, { variant }) {
   }
 
   function myRank() {
+    const me = currentPlayer();
+    // A guest is never ranked, whatever their games: say so, and where to
+    // register, rather than "no ranked games yet".
+    if (me?.guest) {
+      return h('p', { class: 'my-rank', 'data-testid': 'my-rank' }, t('rank_reason_guest'), ' ',
+        h('a', { href: `/player/${me.id}`, 'data-testid': 'register-link', text: t('register_here') }));
+    }
     if (!mine) return null;
     const text = mine.rank ? t('my_rank', { rank: number(mine.rank) }) : t(`rank_reason_${mine.reason || 'no_rating'}`, { variant: variantName(variant) });
     return h('p', { class: 'my-rank', 'data-testid': 'my-rank', text });

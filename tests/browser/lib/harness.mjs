@@ -26,8 +26,9 @@ export async function launch() {
 }
 
 // A fresh browser profile: its own localStorage, so its own guest.
-export async function newPage(browser, { viewport = DESKTOP, locale = 'en-US' } = {}) {
-  const context = await browser.newContext({ viewport, locale, baseURL: BASE });
+// `touch`: a phone's touch screen (taps are touch pointers).
+export async function newPage(browser, { viewport = DESKTOP, locale = 'en-US', touch = false } = {}) {
+  const context = await browser.newContext({ viewport, locale, baseURL: BASE, hasTouch: touch, isMobile: touch });
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (error) => page.errors.push(error.message));

@@ -1,6 +1,7 @@
 // A guest plays the beginner AI: an extra turn is announced, a move by
 // key, the AI answers, and "Undo" takes back the last move and the AI's
-// reply. Then the language switch and "Play again".
+// reply. Then the language switch, and "Play again" once the game is over
+// (never during it).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -74,17 +75,20 @@ test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, asy
   await shoot(page, '2-ai-korean');
   await page.reload();
   await waitForGame(page);
-  assert.equal(await page.getByTestId('new-game').textContent(), '다시 하기');
   await page.getByTestId('lang-switch').click();
-  await assert.doesNotReject(page.getByTestId('new-game').filter({ hasText: 'Play again' }).waitFor());
+  await assert.doesNotReject(page.getByTestId('undo').filter({ hasText: 'Undo' }).waitFor());
 
-  // "Play again" in the middle of a game asks, then starts a fresh one.
-  const firstUrl = page.url();
-  await page.getByTestId('new-game').click();
+  // "Play again" is not offered while the game is on (it would have to
+  // resign it): only once it is over.
+  assert.ok(await page.getByTestId('new-game').isHidden(), 'no "Play again" in a live game');
+  await page.getByTestId('resign').click();
   await page.getByTestId('confirm-ok').click();
+  await page.getByTestId('result').waitFor();
+  const firstUrl = page.url();
+  await page.getByTestId('new-game').filter({ hasText: 'Play again' }).click();
   await page.waitForURL((url) => url.href !== firstUrl && /\/game\//.test(url.pathname));
   const fresh = await waitForGame(page);
-  assert.equal(fresh.ply, 0);
-  assert.deepEqual(fresh.pits, [[4, 4, 4, 4, 4, 4], [4, 4, 4, 4, 4, 4]]);
+  assert.equal(fresh.status, 'live');
+  assert.equal(fresh.you, 1, 'the next game swaps sides');
   assertNoPageErrors(page);
 });

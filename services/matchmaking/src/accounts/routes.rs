@@ -6,6 +6,7 @@ use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
 
+use super::names::NameLanguage;
 use super::service::Accounts;
 
 /// Mounts `/v1/auth/*` and `/v1/me`.
@@ -50,7 +51,16 @@ pub(crate) async fn guest(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
 ) -> Result<HttpResponse, ApiError> {
-    let session = accounts.guest(&client_ip(&request, &accounts)).await?;
+    // Korean visitors get Korean names: the client names its interface
+    // language first.
+    let language = request
+        .headers()
+        .get(actix_web::http::header::ACCEPT_LANGUAGE)
+        .and_then(|value| value.to_str().ok());
+    let language = NameLanguage::from_accept_language(language);
+    let session = accounts
+        .guest(&client_ip(&request, &accounts), language)
+        .await?;
     Ok(HttpResponse::Created().json(session))
 }
 

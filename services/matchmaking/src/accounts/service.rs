@@ -16,7 +16,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::credentials::{Password, Username};
-use super::names::guest_name;
+use super::names::{NameLanguage, guest_name};
 use super::refresh::RefreshToken;
 use super::store::{self, PlayerRow};
 use crate::config::AccountSettings;
@@ -108,7 +108,11 @@ impl Accounts {
     }
 
     /// `POST /v1/auth/guest`: a new player with a friendly unique name.
-    pub(crate) async fn guest(&self, client_ip: &str) -> Result<Session, ApiError> {
+    pub(crate) async fn guest(
+        &self,
+        client_ip: &str,
+        language: NameLanguage,
+    ) -> Result<Session, ApiError> {
         self.count("signup", client_ip, self.settings.signups_per_ip)
             .await?;
         let (_, now) = self.now();
@@ -118,9 +122,13 @@ impl Accounts {
         for attempt in 0..NAME_ATTEMPTS * 2 {
             // After a run of clashes the short names are crowded: add digits.
             let candidate = if attempt < NAME_ATTEMPTS {
-                guest_name(random_u64())
+                guest_name(random_u64(), language)
             } else {
-                format!("{}{:03}", guest_name(random_u64()), random_u64() % 1000)
+                format!(
+                    "{}{:03}",
+                    guest_name(random_u64(), language),
+                    random_u64() % 1000
+                )
             };
             if store::insert_player(&mut tx, id, &candidate, now).await? {
                 name = Some(candidate);

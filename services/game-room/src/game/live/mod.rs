@@ -530,8 +530,9 @@ impl LiveGame {
             } else {
                 Vec::new()
             },
-            extra_turn: next.is_some() && next == last.map(|m| m.seat),
+            extra_turn: self.extra_turn(),
             clocks: self.clocks(now),
+            undoable: self.undoable(),
         }
     }
 
@@ -577,6 +578,25 @@ impl LiveGame {
         target.ok_or_else(|| Refusal::new(ErrorCode::NotAllowed, "there is nothing to undo"))
     }
 
+    /// Whether the player could take a move back now: what `decide_undo`
+    /// would grant the game's one person (the seat no AI plays).
+    pub fn undoable(&self) -> bool {
+        let person = [Side::South, Side::North]
+            .into_iter()
+            .find(|seat| !self.info.is_ai(*seat));
+        person.is_some_and(|seat| self.decide_undo(&[seat]).is_ok())
+    }
+
+    /// Whether the last mover moves again by the rules' gift: only Kalah
+    /// grants one (the last stone in one's store). Elsewhere the same
+    /// side moving again means the other had no stones and passed.
+    fn extra_turn(&self) -> bool {
+        let mover = self.moves.last().map(|stored| stored.played.seat);
+        matches!(self.info.variant, Variant::Kalah(_))
+            && self.turn().is_some()
+            && self.turn() == mover
+    }
+
     /// Takes the game back to `ply` moves at `now`.
     pub fn apply_undo(&mut self, ply: u32, now: u64) -> Undone {
         let mut game = Game::from_variant(self.info.variant);
@@ -600,6 +620,7 @@ impl LiveGame {
             legal: legal(position),
             last_move: self.moves.last().map(|stored| stored.played),
             clocks: self.clocks(now),
+            undoable: self.undoable(),
         }
     }
 
@@ -642,6 +663,7 @@ impl LiveGame {
             rated: self.info.rated,
             against_ai: self.info.against_ai,
             hotseat: self.info.hotseat(),
+            undoable: self.undoable(),
             status,
             seats: self.info.seats.clone(),
             board: board(position),

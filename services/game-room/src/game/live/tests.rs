@@ -404,3 +404,59 @@ fn corrupt_rows_do_not_replay() {
     };
     assert!(LiveGame::replay(game.info().clone(), &bad, end).is_err());
 }
+
+#[test]
+fn the_player_can_undo_only_with_a_move_of_their_own_to_take_back() {
+    // Against the AI, moving second: the AI's opening is not the
+    // person's to take back.
+    let mut against_ai = info(None);
+    against_ai.against_ai = true;
+    against_ai.seats[0] = SeatInfo {
+        player: None,
+        name: "AI".into(),
+        ai: Some("beginner".into()),
+        rating: None,
+    };
+    let mut game = LiveGame::new(against_ai);
+    assert!(!game.undoable());
+    let moved = play(&mut game, Side::South, 1);
+    assert!(!moved.undoable, "the AI moved, the person has not");
+    let moved = play(&mut game, Side::North, 1);
+    assert!(moved.undoable);
+    let undone = game.apply_undo(game.decide_undo(&[Side::North]).unwrap(), 3_000);
+    assert!(!undone.undoable, "back to before the person's only move");
+
+    // On one device: any move played.
+    let mut hotseat = info(None);
+    hotseat.seats[1].player = hotseat.seats[0].player;
+    let mut game = LiveGame::new(hotseat);
+    assert!(!game.state(None, [true; 2], 0, [None; 2], 0).undoable);
+    assert!(play(&mut game, Side::South, 1).undoable);
+
+    // Between people, even once an AI holds a seat: never.
+    let mut game = LiveGame::new(info(None));
+    play(&mut game, Side::South, 1);
+    game.take_over(Side::North, "beginner");
+    assert!(!play(&mut game, Side::North, 1).undoable);
+}
+
+#[test]
+fn only_kalah_grants_an_extra_turn_and_a_mangala_pass_is_not_one() {
+    // Mangala games played by a fixed rule until one side has to pass.
+    let mut passes = 0;
+    for rule in 0..200_u64 {
+        let mut mangala = info(None);
+        mangala.variant = Variant::Mangala;
+        let mut game = LiveGame::new(mangala);
+        while let Some(turn) = game.turn() {
+            let legal = legal(game.game.position());
+            let pit = legal[((game.ply() as u64 * 7 + rule) % legal.len() as u64) as usize];
+            let moved = play(&mut game, turn, pit);
+            assert!(!moved.extra_turn, "Mangala has no extra turns");
+            if moved.turn == Some(turn) {
+                passes += 1;
+            }
+        }
+    }
+    assert!(passes > 0, "no game of the sample had a pass");
+}

@@ -1,0 +1,150 @@
+// What a new player meets at the board, each item something the client
+// once got wrong: the button panel beside the board (a whole move by it,
+// the last move orange on both), two taps on a touch screen, undo offered
+// only with a move of one's own to take back, stores that say whose they
+// are; and away from the board the guest on the leaderboard, the
+// profile's cards, Korean guest names and particles.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import {
+  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, readGame, shoot, waitForGame,
+} from '../lib/harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function startAi(page, side) {
+  await page.goto('/');
+  await page.getByTestId('ai-variant').selectOption('kalah');
+  await page.getByTestId('ai-level').selectOption('beginner');
+  await page.getByTestId('ai-side').selectOption(side);
+  await page.getByTestId('ai-start').click();
+  return waitForGame(page);
+}
+
+// Until it is my turn with something to play, past `ply`.
+async function myTurnPast(page, ply) {
+  await page.waitForFunction((before) => {
+    const game = document.querySelector('[data-testid="game"]');
+    return game && Number(game.dataset.ply) > before && game.dataset.turn === game.dataset.you
+      && document.querySelector('[data-testid^="panel-pit-"][data-playable="true"]');
+  }, ply);
+  return readGame(page);
+}
+
+test('moving second, a move by the panel, undo only once I have moved', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP });
+  await startAi(page, 'second');
+  const first = await myTurnPast(page, 0);
+  assert.equal(first.you, 1);
+  // The AI opened; nothing of mine to take back.
+  assert.ok(await page.getByTestId('undo').isVisible());
+  assert.ok(await page.getByTestId('undo').isDisabled(), 'undo before my first move');
+  assert.ok(await page.getByTestId('new-game').isHidden(), 'no "Play again" during the game');
+
+  // The panel: 12 pits and 2 stores with the board's counts, beside the
+  // board at 1280 px.
+  const panel = page.getByTestId('panel');
+  assert.equal(await panel.getByRole('heading').textContent(), 'Play by buttons');
+  assert.equal(await panel.locator('.panel-pit').count(), 12);
+  for (const seat of [0, 1]) {
+    for (let pit = 1; pit <= 6; pit += 1) {
+      assert.equal(Number(await page.getByTestId(`panel-pit-${seat}-${pit}`).locator('.panel-count').textContent()),
+        first.pits[seat][pit - 1], `panel pit ${seat}-${pit}`);
+    }
+  }
+  const [boardBox, panelBox] = [await page.getByTestId('board').boundingBox(), await panel.boundingBox()];
+  assert.ok(panelBox.x > boardBox.x + boardBox.width - 1, 'the panel is right of the board');
+
+  // Whose store is whose.
+  assert.match(await page.getByTestId('store-1').textContent(), /Your store/);
+  assert.match(await page.getByTestId('store-0').textContent(), /Opponent’s store/);
+
+  // A move by the panel: the last move is marked on both.
+  const pit = Number(await page.locator('[data-testid^="panel-pit-1-"][data-playable="true"]').first().getAttribute('data-pit'));
+  await page.getByTestId(`panel-pit-1-${pit}`).click();
+  await page.waitForFunction((ply) => Number(document.querySelector('[data-testid="game"]').dataset.ply) > ply, first.ply);
+  await page.waitForFunction(() => document.querySelector('[data-testid="panel"] .is-last'));
+  const lastOnPanel = await page.locator('[data-testid="panel"] .is-last').getAttribute('data-testid');
+  const lastOnBoard = await page.locator('[data-testid^="pit-"][data-last="true"]').getAttribute('data-testid');
+  assert.equal(lastOnPanel.replace('panel-', ''), lastOnBoard, 'the same pit marked on board and panel');
+  const afterMine = await myTurnPast(page, first.ply);
+  assert.ok(await page.getByTestId('undo').isEnabled(), 'undo once I have moved');
+  await shoot(page, '20-panel-moving-second');
+
+  // The panel below the board on a phone.
+  await page.setViewportSize(PHONE);
+  const [phoneBoard, phonePanel] = [await page.getByTestId('board').boundingBox(), await panel.boundingBox()];
+  assert.ok(phonePanel.y >= phoneBoard.y + phoneBoard.height - 1, 'the panel is below the board');
+  assert.ok(afterMine.ply > first.ply);
+  assertNoPageErrors(page);
+});
+
+test('on a touch screen the first tap selects a pit and the second plays it', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE, touch: true });
+  const start = await startAi(page, 'first');
+  await page.getByTestId('pit-0-1').tap();
+  assert.match(await page.getByTestId('pit-0-1').getAttribute('class'), /is-selected/);
+  assert.equal((await readGame(page)).ply, start.ply, 'one tap plays nothing');
+  // Tapping another pit moves the selection; nothing is played.
+  await page.getByTestId('pit-0-3').tap();
+  assert.doesNotMatch(await page.getByTestId('pit-0-1').getAttribute('class'), /is-selected/);
+  assert.match(await page.getByTestId('pit-0-3').getAttribute('class'), /is-selected/);
+  assert.equal((await readGame(page)).ply, start.ply);
+  await shoot(page, '20-touch-selected');
+  // The second tap plays it: pit 3's four stones end in my store, so it
+  // stays my turn and the board holds still for the check.
+  await page.getByTestId('pit-0-3').tap();
+  await page.waitForFunction((ply) => Number(document.querySelector('[data-testid="game"]').dataset.ply) > ply, start.ply);
+  const moved = await readGame(page);
+  assert.deepEqual(moved.pits[0], [4, 4, 0, 5, 5, 5], 'pit 3 was played');
+  assert.equal(moved.stores[0], 1);
+  assert.doesNotMatch(await page.getByTestId('pit-0-3').getAttribute('class'), /is-selected/);
+  assertNoPageErrors(page);
+});
+
+test('a guest on the leaderboard and on their profile is told what counts', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP });
+  // A casual game against the AI, so the profile lists one.
+  await startAi(page, 'first');
+  await page.goto('/leaderboard/kalah');
+  const mine = page.getByTestId('my-rank');
+  await mine.waitFor();
+  assert.match(await mine.textContent(), /Guests are not ranked/);
+  assert.doesNotMatch(await mine.textContent(), /no ranked .* games yet/);
+  await page.getByTestId('register-link').click();
+  await page.getByTestId('profile').waitFor();
+  const card = page.getByTestId('rating-kalah');
+  await card.waitFor();
+  assert.match(await card.textContent(), /no ranked games yet/);
+  await shoot(page, '20-guest-profile');
+  assertNoPageErrors(page);
+});
+
+test('a Korean visitor gets a Korean name, and Korean text never guesses a particle', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP, locale: 'ko-KR' });
+  await page.goto('/');
+  await page.getByTestId('invite-card').waitFor();
+  const name = await page.evaluate(() => JSON.parse(localStorage.getItem('mancala.session'))?.player?.display_name);
+  assert.match(name ?? '', /^[가-힣]+ [가-힣]+ \d+$/, `a Korean guest name, got ${name}`);
+  // "시간 제한 없음" fits its select at 1280 px.
+  const select = page.getByTestId('invite-tc');
+  const fits = await select.evaluate((el) => {
+    const probe = document.createElement('span');
+    probe.style.cssText = `font:${getComputedStyle(el).font};position:absolute;visibility:hidden;white-space:nowrap`;
+    probe.textContent = el.options[el.selectedIndex].text;
+    document.body.append(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    // Room for the text beside the padding and the arrow.
+    return width + 40 <= el.clientWidth;
+  });
+  assert.ok(fits, 'the untimed label is clipped in the invite card');
+  await shoot(page, '20-korean-lobby');
+  const ko = await readFile(new URL('../../../web/strings/ko.js', import.meta.url), 'utf8');
+  assert.doesNotMatch(ko, /\(가\)|\(를\)|\(는\)|\(와\)/, 'a particle written as a guess');
+  assertNoPageErrors(page);
+});
