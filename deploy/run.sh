@@ -10,12 +10,22 @@ cd "$(dirname "$0")/.."
 deploy/services.sh
 export SQLX_OFFLINE=true
 target_dir=${CARGO_TARGET_DIR:-target}
+# The first build compiles every dependency with optimisations: minutes,
+# not seconds. Say so, and let cargo show its progress, rather than sit
+# silent; later runs rebuild only what changed.
+build() {
+  local binary=$target_dir/release/$1
+  if [ ! -x "$binary" ]; then
+    echo "run: building $1 (release) for the first time: about 6 minutes on 2 cores, 2 on 8; later runs take seconds" >&2
+  fi
+  cargo build --release -p "$2"
+}
 if [ "${1:-}" = "cli" ]; then
   shift
-  cargo build --release --quiet -p mancala-cli
+  build mancala mancala-cli
   exec "$target_dir/release/mancala" "$@"
 fi
-cargo build --release --quiet -p mancala-arena
+build arena mancala-arena
 # The local database the defaults point at; created once.
 export DATABASE_URL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/mancala}
 if command -v psql >/dev/null 2>&1; then

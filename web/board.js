@@ -166,5 +166,5 @@ export function createBoard({ onPlay, taps = tapToPlay(onPlay) }) {
     pits[seat]?.[pit - 1]?.focus();
   }
 
-  return { el, update, focusPit, taps };
+  return { el, update, focusPit, taps, pits, stores };
 }

@@ -43,12 +43,17 @@ export class LiveSocket {
     this.status = 'idle';
     this.wake = () => { if (!this.isOpen()) this.reconnectSoon(0); };
     this.onVisible = () => { if (document.visibilityState === 'visible') this.wake(); };
+    // The device lost its network: the socket is as good as gone, so say so
+    // now (no green dots, no buttons that need the server) rather than
+    // after the silence timeout; `online` reconnects.
+    this.lost = () => { if (this.ws) this.afterClose(0, 'offline'); };
   }
 
   start() {
     if (!this.stopped) return;
     this.stopped = false;
     window.addEventListener('online', this.wake);
+    window.addEventListener('offline', this.lost);
     document.addEventListener('visibilitychange', this.onVisible);
     this.connect();
   }
@@ -56,6 +61,7 @@ export class LiveSocket {
   stop() {
     this.stopped = true;
     window.removeEventListener('online', this.wake);
+    window.removeEventListener('offline', this.lost);
     document.removeEventListener('visibilitychange', this.onVisible);
     clearTimeout(this.retryTimer);
     this.detach(true);

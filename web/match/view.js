@@ -7,6 +7,7 @@ import { h, setText, svg } from '../dom.js';
 import { t } from '../i18n.js';
 import { createBoard } from '../board.js';
 import { createPanel } from '../panel.js';
+import { webglAvailable } from '../webgl.js';
 import { clock, hasStores, number, reasonText, seatName, signed, timeControlLabel, variantName } from '../format.js';
 import { betweenPeople, clockValues, countdownLeft, hasAi, isHotseat, isLive, isPlayer } from './model.js';
 
@@ -17,6 +18,16 @@ function button(testid, onclick, extra = {}) {
 export function createGameView({ onPlay, onAction }) {
   const board = createBoard({ onPlay });
   const panel = createPanel({ onPlay });
+  // The 3D board where WebGL works, loaded only then (three.js is large);
+  // until it is ready, and wherever it is not, the flat board.
+  let board3d = null;
+  let drawnView = null;
+  if (webglAvailable()) {
+    import('../board3d.js').then(({ attach3d }) => {
+      board3d = attach3d(board);
+      if (board3d && drawnView) board3d.update(drawnView);
+    }).catch(() => { /* the flat board stays */ });
+  }
 
   const title = h('h1', { class: 'game-title', 'data-testid': 'game-title' });
   const badges = h('div', { class: 'game-badges' });
@@ -260,6 +271,8 @@ export function createGameView({ onPlay, onAction }) {
     };
     board.update(drawn);
     panel.update(drawn);
+    drawnView = drawn;
+    board3d?.update(drawn);
 
     setText(turn, turnText(game, ctx));
     turn.classList.toggle('mine', ctx.playableSeat !== null && ctx.playableSeat !== undefined);

@@ -16,10 +16,28 @@ const PERFECT_VARIANTS = new Set(['kalah']);
 
 export function newStartForm() {
   return {
-    aiVariant: 'kalah', aiLevel: 'beginner', aiSide: 'first',
-    inviteVariant: 'kalah', inviteTc: '', inviteRated: false,
-    seatVariant: 'kalah',
+    aiVariant: 'kalah', aiLevel: 'beginner', aiSide: 'first', aiSeeds: '4',
+    inviteVariant: 'kalah', inviteTc: '', inviteRated: false, inviteSeeds: '4',
+    seatVariant: 'kalah', seatSeeds: '4',
   };
+}
+
+// Kalah may start with 3 to 6 stones a pit (the server's range); the
+// other games have one setup.
+const SEEDS = ['3', '4', '5', '6'];
+
+function variantSpec(variant, seeds) {
+  return variant === 'kalah' ? { variant, seeds: Number(seeds) } : { variant };
+}
+
+// The seeds field, shown for Kalah only: redrawn when the variant changes.
+function seedsField(form, variantKey, seedsKey, testid) {
+  const box = h('div', { class: 'field-box' });
+  const draw = () => box.replaceChildren(...(form[variantKey] === 'kalah'
+    ? [field('seeds', select(testid, SEEDS.map((n) => ({ value: n, label: t('seeds_n', { n }) })), form[seedsKey], (v) => { form[seedsKey] = v; }))]
+    : []));
+  draw();
+  return { box, draw };
 }
 
 function tcKey(tc) {
@@ -51,17 +69,19 @@ export function aiCard(form) {
       select('ai-level', levels.map((l) => ({ value: l, label: t(`level_${l}`) })), form.aiLevel, (v) => { form.aiLevel = v; })));
   };
   drawLevels();
+  const seeds = seedsField(form, 'aiVariant', 'aiSeeds', 'ai-seeds');
   return h('section', { class: 'card play-card', 'data-testid': 'ai-card' },
     h('h2', { text: t('ai_title') }),
     h('p', { class: 'muted', text: t('ai_blurb') }),
     h('div', { class: 'fields' },
-      field('variant', select('ai-variant', variantOptions(), form.aiVariant, (v) => { form.aiVariant = v; drawLevels(); })),
+      field('variant', select('ai-variant', variantOptions(), form.aiVariant, (v) => { form.aiVariant = v; drawLevels(); seeds.draw(); })),
       levelBox,
+      seeds.box,
       field('side', select('ai-side', ['first', 'second', 'random'].map((s) => ({ value: s, label: t(`side_${s}`) })), form.aiSide, (v) => { form.aiSide = v; }))),
     h('button', {
       type: 'button', class: 'button wide', 'data-testid': 'ai-start', text: t('play_ai'),
       onclick: (event) => start(event.currentTarget, '/v1/ai-games', {
-        variant: { variant: form.aiVariant }, level: form.aiLevel, side: form.aiSide,
+        variant: variantSpec(form.aiVariant, form.aiSeeds), level: form.aiLevel, side: form.aiSide,
       }),
     }));
 }
@@ -70,11 +90,13 @@ export function aiCard(form) {
 export function inviteCard(form, queues) {
   const tcs = [{ value: '', label: t('untimed') }].concat(
     [...new Set(queues.map((q) => tcKey(q.time_control)))].map((key) => ({ value: key, label: timeControlLabel(tcFromKey(key)) })));
+  const seeds = seedsField(form, 'inviteVariant', 'inviteSeeds', 'invite-seeds');
   return h('section', { class: 'card play-card', 'data-testid': 'invite-card' },
     h('h2', { text: t('invite_title') }),
     h('p', { class: 'muted', text: t('invite_blurb') }),
     h('div', { class: 'fields' },
-      field('variant', select('invite-variant', variantOptions(), form.inviteVariant, (v) => { form.inviteVariant = v; })),
+      field('variant', select('invite-variant', variantOptions(), form.inviteVariant, (v) => { form.inviteVariant = v; seeds.draw(); })),
+      seeds.box,
       field('time_control', select('invite-tc', tcs, form.inviteTc, (v) => { form.inviteTc = v; })),
       h('label', { class: 'check' },
         h('input', { type: 'checkbox', 'data-testid': 'invite-rated', checked: form.inviteRated, onchange: (e) => { form.inviteRated = e.target.checked; } }),
@@ -82,19 +104,21 @@ export function inviteCard(form, queues) {
     h('button', {
       type: 'button', class: 'button wide', 'data-testid': 'invite-create', text: t('create_invite'),
       onclick: (event) => start(event.currentTarget, '/v1/invites', {
-        variant: { variant: form.inviteVariant }, time_control: tcFromKey(form.inviteTc), rated: form.inviteRated,
+        variant: variantSpec(form.inviteVariant, form.inviteSeeds), time_control: tcFromKey(form.inviteTc), rated: form.inviteRated,
       }, (invite) => `/invite/${encodeURIComponent(invite.code)}`),
     }));
 }
 
 export function hotseatCard(form) {
+  const seeds = seedsField(form, 'seatVariant', 'seatSeeds', 'hotseat-seeds');
   return h('section', { class: 'card play-card', 'data-testid': 'hotseat-card' },
     h('h2', { text: t('hotseat_title') }),
     h('p', { class: 'muted', text: t('hotseat_blurb') }),
     h('div', { class: 'fields' },
-      field('variant', select('hotseat-variant', variantOptions(), form.seatVariant, (v) => { form.seatVariant = v; }))),
+      field('variant', select('hotseat-variant', variantOptions(), form.seatVariant, (v) => { form.seatVariant = v; seeds.draw(); })),
+      seeds.box),
     h('button', {
       type: 'button', class: 'button wide', 'data-testid': 'hotseat-start', text: t('start_hotseat'),
-      onclick: (event) => start(event.currentTarget, '/v1/hotseat-games', { variant: { variant: form.seatVariant } }),
+      onclick: (event) => start(event.currentTarget, '/v1/hotseat-games', { variant: variantSpec(form.seatVariant, form.seatSeeds) }),
     }));
 }

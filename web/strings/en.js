@@ -249,4 +249,9 @@ export default {
   room_closed_note: 'This room has closed. Start a new game from the lobby.',
   register_here: 'Register',
   panel_title: 'Play by buttons',
+  view_oblique: 'Oblique',
+  view_above: 'From above',
+  view_label: 'Viewpoint',
+  seeds: 'Stones a pit',
+  seeds_n: '{n} stones',
 };

@@ -246,4 +246,9 @@ export default {
   room_closed_note: '방이 닫혔습니다. 로비에서 새 대국을 시작하세요.',
   register_here: '가입하기',
   panel_title: '버튼으로 두기',
+  view_oblique: '비스듬히',
+  view_above: '위에서',
+  view_label: '시점',
+  seeds: '구멍당 돌',
+  seeds_n: '{n}개',
 };

@@ -20,6 +20,8 @@ export async function launch() {
     headless: true,
     args: [
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      // WebGL in software (the 3D board), as on a machine without a GPU.
+      '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
     ],
   });

@@ -148,3 +148,29 @@ test('a Korean visitor gets a Korean name, and Korean text never guesses a parti
   assert.doesNotMatch(ko, /\(가\)|\(를\)|\(는\)|\(와\)/, 'a particle written as a guess');
   assertNoPageErrors(page);
 });
+
+test('two people on one device start Kalah with five stones a pit and take turns', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP });
+  await page.goto('/');
+  await page.getByTestId('hotseat-variant').selectOption('oware');
+  assert.equal(await page.getByTestId('hotseat-seeds').count(), 0, 'no seeds choice for Oware');
+  await page.getByTestId('hotseat-variant').selectOption('kalah');
+  await page.getByTestId('hotseat-seeds').selectOption('5');
+  await page.getByTestId('hotseat-start').click();
+  const start = await waitForGame(page);
+  assert.deepEqual(start.pits, [[5, 5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5]]);
+  assert.ok(await page.getByTestId('undo').isDisabled(), 'nothing to undo yet');
+  // Pit 2's five stones end in the store: one more for the first player.
+  await page.getByTestId('panel-pit-0-2').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.ply === '1');
+  assert.equal((await readGame(page)).turn, 0);
+  assert.ok(await page.getByTestId('undo').isEnabled(), 'a move to take back');
+  await page.getByTestId('panel-pit-0-1').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.turn === '1');
+  // The second player plays from the far row, on the same screen.
+  const far = Number(await page.locator('[data-testid^="panel-pit-1-"][data-playable="true"]').first().getAttribute('data-pit'));
+  await page.getByTestId(`panel-pit-1-${far}`).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.ply === '3');
+  assert.match(await page.getByTestId('store-0').textContent(), /’s store/, 'stores named by player');
+  assertNoPageErrors(page);
+});

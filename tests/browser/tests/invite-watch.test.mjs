@@ -111,6 +111,16 @@ test('an invited friend and the inviter play Kalah to the end while a third watc
   await shoot(bob, '1-game-result-second');
   await shoot(carol, '1-watch-result');
 
+  // Alice's connection drops: she sees no green dot for Bob (she cannot
+  // know) and no rematch (it could not reach him); both come back with it.
+  assert.match(await alice.getByTestId('online-top').getAttribute('class'), /\bon\b/);
+  await alice.context().setOffline(true);
+  await alice.getByTestId('rematch').waitFor({ state: 'hidden' });
+  assert.doesNotMatch(await alice.getByTestId('online-top').getAttribute('class'), /\bon\b/);
+  await alice.context().setOffline(false);
+  await assert.doesNotReject(alice.getByTestId('rematch').waitFor());
+  await alice.waitForFunction(() => document.querySelector('[data-testid="online-top"]').classList.contains('on'));
+
   // Bob goes back to the lobby: he has left the room, and Alice can no
   // longer start a game with him in it.
   await bob.getByTestId('back-lobby').click();

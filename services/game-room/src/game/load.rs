@@ -20,10 +20,19 @@ pub enum LoadError {
 
 /// The game as stored, or `None` when there is no such game.
 pub(crate) async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadError> {
-    let Some(row) = store::game(postgres, id).await? else {
+    // The row and the moves from one snapshot: read apart, moves committed
+    // in between would sit beside an older version, and a watcher given
+    // that state would take the next events for new ones and show those
+    // moves twice.
+    let mut snapshot = postgres.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *snapshot)
+        .await?;
+    let Some(row) = store::game(&mut *snapshot, id).await? else {
         return Ok(None);
     };
-    let moves = store::moves(postgres, id).await?;
+    let moves = store::moves(&mut *snapshot, id).await?;
+    snapshot.commit().await?;
     let corrupt = |error: &dyn std::fmt::Display| LoadError::Corrupt(error.to_string());
     let variant = Variant::try_from(row.variant()).map_err(|e| corrupt(&e))?;
     let info = GameInfo {

@@ -104,13 +104,16 @@ pub(crate) async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, s
 }
 
 /// A game's moves in order, with their clocks and times.
-pub(crate) async fn moves(pool: &PgPool, id: Uuid) -> Result<Vec<StoredMove>, sqlx::Error> {
+pub(crate) async fn moves<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Vec<StoredMove>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT ply, seat, pit, clock_ms, played_at
            FROM game_moves WHERE game_id = $1 ORDER BY ply"#,
         id,
     )
-    .fetch_all(pool)
+    .fetch_all(executor)
     .await?;
     Ok(rows
         .into_iter()

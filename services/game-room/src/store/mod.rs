@@ -197,9 +197,12 @@ pub(crate) fn parse_cursor(text: &str) -> Option<(OffsetDateTime, Uuid)> {
 }
 
 /// A game row with its seats' names.
-pub(crate) async fn game(pool: &PgPool, id: Uuid) -> Result<Option<GameRow>, sqlx::Error> {
+pub(crate) async fn game<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    id: Uuid,
+) -> Result<Option<GameRow>, sqlx::Error> {
     select_game_rows!("WHERE g.id = $1", id)
-        .fetch_optional(pool)
+        .fetch_optional(executor)
         .await
 }
 

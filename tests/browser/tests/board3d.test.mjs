@@ -1,0 +1,74 @@
+// The 3D board: it appears where WebGL works (software WebGL here), its
+// viewpoint buttons turn it, and a whole game against the AI is played
+// on it, alternating the pits over the 3D picture and the button panel,
+// in Korean. Without WebGL the flat board stays (covered by the flat
+// board's tests when WebGL is off).
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { DESKTOP, PHONE, assertNoPageErrors, launch, newPage, readGame, shoot, waitForGame } from '../lib/harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP, locale: 'ko-KR' });
+  await page.goto('/');
+  await page.getByTestId('ai-variant').selectOption('kalah');
+  await page.getByTestId('ai-level').selectOption('beginner');
+  await page.getByTestId('ai-side').selectOption('first');
+  await page.getByTestId('ai-start').click();
+  await waitForGame(page);
+  const three = page.getByTestId('board3d');
+  await three.waitFor();
+  assert.equal(await three.getAttribute('data-view'), 'oblique');
+  assert.equal(await page.getByTestId('view-above').textContent(), '위에서');
+  await shoot(page, '20-3d-oblique');
+  await page.getByTestId('view-above').click();
+  assert.equal(await three.getAttribute('data-view'), 'above');
+  await shoot(page, '20-3d-above');
+  await page.getByTestId('view-oblique').click();
+  // Dragging the picture turns the view.
+  const box = await three.locator('canvas').boundingBox();
+  await page.mouse.move(box.x + 20, box.y + 20);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 120, box.y + 60, { steps: 5 });
+  await page.mouse.up();
+  assert.equal(await three.getAttribute('data-view'), 'custom');
+  await page.getByTestId('view-oblique').click();
+  // The wheel zooms in (and is the picture's, not the page's).
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -300);
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="board3d"]').dataset.zoom) > 1);
+  await page.mouse.wheel(0, 300);
+
+  // The game: my pits over the picture and the panel's buttons in turn.
+  let moves = 0;
+  for (;;) {
+    await page.waitForFunction(() => {
+      const game = document.querySelector('[data-testid="game"]');
+      return game.dataset.status !== 'live'
+        || (game.dataset.turn === game.dataset.you && document.querySelector('[data-testid^="pit-"][data-playable="true"]'));
+    }, null, { timeout: 30_000 });
+    const state = await readGame(page);
+    if (state.status !== 'live') break;
+    const pit = Number(await page.locator('[data-testid^="pit-0-"][data-playable="true"]').first().getAttribute('data-pit'));
+    const target = moves % 2 === 0 ? page.getByTestId(`pit-0-${pit}`) : page.getByTestId(`panel-pit-0-${pit}`);
+    await target.click();
+    moves += 1;
+    await page.waitForFunction((ply) => {
+      const game = document.querySelector('[data-testid="game"]');
+      return Number(game.dataset.ply) > ply || game.dataset.status !== 'live';
+    }, state.ply);
+    assert.ok(moves < 200, 'the game ends');
+  }
+  await page.getByTestId('result').waitFor();
+  const end = await readGame(page);
+  assert.equal(end.stores[0] + end.stores[1], 48, 'every stone in a store at the end');
+  assert.ok(moves >= 4, `a whole game (${moves} moves of mine)`);
+  await shoot(page, '20-3d-game-over');
+  await page.setViewportSize(PHONE);
+  await three.waitFor();
+  assertNoPageErrors(page);
+});
