@@ -72,3 +72,42 @@ test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000
   await three.waitFor();
   assertNoPageErrors(page);
 });
+
+test('without WebGL the flat board and the panel play', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE });
+  // A browser that has no WebGL: every WebGL context is refused.
+  await page.addInitScript(() => {
+    const original = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function getContext(kind, ...rest) {
+      return /webgl/i.test(kind) ? null : original.call(this, kind, ...rest);
+    };
+  });
+  await page.goto('/');
+  await page.getByTestId('ai-start').click();
+  const start = await waitForGame(page);
+  assert.equal(await page.getByTestId('board3d').count(), 0, 'no 3D board');
+  assert.ok(await page.getByTestId('board').isVisible(), 'the flat board');
+  await page.getByTestId('panel-pit-0-3').click();
+  await page.waitForFunction((ply) => Number(document.querySelector('[data-testid="game"]').dataset.ply) > ply, start.ply);
+  await shoot(page, '20-no-webgl');
+  assertNoPageErrors(page);
+});
+
+test('each game has tips, history and questions, in both languages', { timeout: 60_000 }, async () => {
+  for (const locale of ['en-US', 'ko-KR']) {
+    const page = await newPage(browser, { viewport: DESKTOP, locale });
+    await page.goto('/help');
+    for (const game of ['kalah', 'oware', 'mangala']) {
+      for (const part of ['tips', 'history', 'faq']) {
+        const section = page.getByTestId(`help-${game}-${part}`);
+        await section.waitFor();
+        assert.ok((await section.textContent()).length > 80, `${locale} ${game} ${part} says something`);
+      }
+    }
+    const question = page.getByTestId('help-kalah-faq').locator('details').first();
+    await question.locator('summary').click();
+    assert.ok(await question.locator('p').isVisible(), 'an answer opens');
+    await shoot(page, `20-help-${locale}`);
+    assertNoPageErrors(page);
+  }
+});
