@@ -174,3 +174,28 @@ test('two people on one device start Kalah with five stones a pit and take turns
   assert.match(await page.getByTestId('store-0').textContent(), /’s store/, 'stores named by player');
   assertNoPageErrors(page);
 });
+
+test('a Mangala side with no stones passes, and the page says so, not "One more!"', { timeout: 60_000 }, async () => {
+  const page = await newPage(browser, { viewport: DESKTOP });
+  await page.goto('/');
+  await page.getByTestId('hotseat-variant').selectOption('mangala');
+  await page.getByTestId('hotseat-start').click();
+  await waitForGame(page);
+  // A game found by the server's tests: after North's last move here,
+  // South has no stones and North moves again.
+  const moves = [[0, 4], [1, 5], [0, 6], [1, 1], [0, 1], [1, 3], [0, 5], [1, 5], [0, 4], [1, 4], [0, 2], [1, 3],
+    [0, 4], [1, 5], [0, 6], [1, 3], [0, 5], [1, 3], [0, 6], [1, 1], [0, 3], [1, 1], [0, 2], [1, 5]];
+  for (const [index, [seat, pit]] of moves.entries()) {
+    await page.getByTestId(`panel-pit-${seat}-${pit}`).click();
+    await page.waitForFunction((ply) => document.querySelector('[data-testid="game"]').dataset.ply === String(ply), index + 1);
+    if (index < moves.length - 1) assert.ok(await page.getByTestId('extra-turn').isHidden(), `no note after move ${index + 1}`);
+  }
+  const state = await readGame(page);
+  assert.equal(state.turn, 1, 'North moves again');
+  assert.deepEqual(state.pits[0], [0, 0, 0, 0, 0, 0], 'South has no stones');
+  const note = page.getByTestId('extra-turn');
+  await note.waitFor();
+  assert.equal(await note.textContent(), 'Player 1 has no stones and passes.');
+  await shoot(page, '20-mangala-pass');
+  assertNoPageErrors(page);
+});

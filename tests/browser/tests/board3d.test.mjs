@@ -62,6 +62,12 @@ test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000
       return Number(game.dataset.ply) > ply || game.dataset.status !== 'live';
     }, state.ply);
     assert.ok(moves < 200, 'the game ends');
+    // Each pit's button stays over its hollow while the counts change
+    // (their bump animation once shifted them): a row is level.
+    const rows = await page.evaluate(() => [0, 1].map((seat) => [1, 2, 3, 4, 5, 6]
+      .map((pit) => document.querySelector(`[data-testid="pit-${seat}-${pit}"]`).getBoundingClientRect())
+      .map((box) => box.y + box.height / 2)));
+    for (const row of rows) assert.ok(Math.max(...row) - Math.min(...row) < 3, `a row of pits is level: ${row}`);
   }
   await page.getByTestId('result').waitFor();
   const end = await readGame(page);
@@ -110,4 +116,41 @@ test('each game has tips, history and questions, in both languages', { timeout: 
     await shoot(page, `20-help-${locale}`);
     assertNoPageErrors(page);
   }
+});
+
+test('on a phone, a whole game on the 3D board by two taps a move, in Korean', { timeout: 180_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE, locale: 'ko-KR', touch: true });
+  await page.goto('/');
+  await page.getByTestId('ai-variant').selectOption('kalah');
+  await page.getByTestId('ai-level').selectOption('beginner');
+  await page.getByTestId('ai-side').selectOption('first');
+  await page.getByTestId('ai-start').click();
+  await waitForGame(page);
+  await page.getByTestId('board3d').waitFor();
+  let moves = 0;
+  for (;;) {
+    await page.waitForFunction(() => {
+      const game = document.querySelector('[data-testid="game"]');
+      return game.dataset.status !== 'live'
+        || (game.dataset.turn === game.dataset.you && document.querySelector('[data-testid^="pit-"][data-playable="true"]'));
+    }, null, { timeout: 30_000 });
+    const state = await readGame(page);
+    if (state.status !== 'live') break;
+    const pits = page.locator('[data-testid^="pit-0-"][data-playable="true"]');
+    const pit = pits.nth(moves % (await pits.count()));
+    await pit.tap();
+    assert.equal((await readGame(page)).ply, state.ply, 'the first tap only selects');
+    await pit.tap();
+    moves += 1;
+    await page.waitForFunction((ply) => {
+      const game = document.querySelector('[data-testid="game"]');
+      return Number(game.dataset.ply) > ply || game.dataset.status !== 'live';
+    }, state.ply);
+    assert.ok(moves < 200, 'the game ends');
+  }
+  await page.getByTestId('result').waitFor();
+  assert.match(await page.locator('[data-testid="result"] .result-title').textContent(), /이겼습니다|졌습니다|무승부/);
+  assert.ok(moves >= 4, `a whole game (${moves} moves of mine)`);
+  await shoot(page, '20-3d-phone-two-taps');
+  assertNoPageErrors(page);
 });
