@@ -356,8 +356,17 @@ export function attach3d(board) {
     wrap.dataset.zoom = orbit.zoom.toFixed(2);
     requestDraw();
   }, { passive: false });
-  new ResizeObserver(() => requestDraw()).observe(wrap);
   canvas.addEventListener('webglcontextlost', (event) => event.preventDefault());
 
-  return { el: wrap, update };
+  const resizing = new ResizeObserver(() => requestDraw());
+  resizing.observe(wrap);
+
+  function dispose() {
+    if (frame) cancelAnimationFrame(frame);
+    resizing.disconnect();
+    renderer.dispose();
+    renderer.forceContextLoss();
+  }
+
+  return { el: wrap, update, dispose };
 }

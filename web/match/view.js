@@ -22,8 +22,10 @@ export function createGameView({ onPlay, onAction }) {
   // until it is ready, and wherever it is not, the flat board.
   let board3d = null;
   let drawnView = null;
+  let destroyed = false;
   if (webglAvailable()) {
     import('../board3d.js').then(({ attach3d }) => {
+      if (destroyed) return;
       board3d = attach3d(board);
       if (board3d && drawnView) board3d.update(drawnView);
     }).catch(() => { /* the flat board stays */ });
@@ -341,5 +343,12 @@ export function createGameView({ onPlay, onAction }) {
       h('a', { class: 'button', href: '/lobby', text: t('back_to_lobby') })));
   }
 
-  return { el, update, tick, setConnection, showFatal, focusPit: board.focusPit };
+  // Leaving the page: the 3D board gives its WebGL context back (a browser
+  // keeps only a few, and a player goes from game to game).
+  function destroy() {
+    destroyed = true;
+    board3d?.dispose();
+  }
+
+  return { el, update, tick, setConnection, showFatal, focusPit: board.focusPit, destroy };
 }

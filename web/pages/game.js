@@ -240,6 +240,7 @@ export function mount(root, { id, mode }) {
       clearInterval(ticker);
       clearTimeout(pendingTimer);
       document.removeEventListener('keydown', onKey);
+      view.destroy();
     },
     relabel() {
       if (game) render();
