@@ -43,14 +43,13 @@ function stones(count) {
 
 // Touch forgives: the first tap on a pit selects it, a second tap on the
 // same pit plays it. A mouse click (or Enter on a focused pit) plays at
-// once. Returns the click handler for a pit.
-export function tapToPlay(onPlay) {
+// once. `onSelect` hears the selected pit ("seat-pit", or null).
+function tapToPlay(onPlay, onSelect) {
   let pointer = 'mouse';
   let selected = null;
-  const listeners = new Set();
   function select(key) {
     selected = key;
-    for (const listener of listeners) listener(selected);
+    onSelect(key);
   }
   return {
     // Remember how the next click comes: `pointerdown` precedes it.
@@ -66,21 +65,19 @@ export function tapToPlay(onPlay) {
       select(null);
       onPlay(seat, pit);
     },
-    clear() { if (selected !== null) select(null); },
-    onSelect(listener) { listeners.add(listener); },
   };
 }
 
-export function createBoard({ onPlay, taps = tapToPlay(onPlay) }) {
+export function createBoard({ onPlay }) {
   const pits = [[], []];
   const stores = [];
   const el = h('div', { class: 'board', role: 'group', 'data-testid': 'board' });
-  el.addEventListener('pointerdown', (event) => taps.pointerdown(event));
-  taps.onSelect((key) => {
+  const taps = tapToPlay(onPlay, (key) => {
     for (const seat of [0, 1]) {
       pits[seat].forEach((button, index) => button.classList.toggle('is-selected', key === `${seat}-${index + 1}`));
     }
   });
+  el.addEventListener('pointerdown', (event) => taps.pointerdown(event));
 
   for (const seat of [0, 1]) {
     for (let pit = 1; pit <= 6; pit += 1) {
@@ -166,5 +163,5 @@ export function createBoard({ onPlay, taps = tapToPlay(onPlay) }) {
     pits[seat]?.[pit - 1]?.focus();
   }
 
-  return { el, update, focusPit, taps, pits, stores };
+  return { el, update, focusPit, pits, stores };
 }

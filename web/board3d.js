@@ -305,12 +305,12 @@ export function attach3d(board) {
     for (const [name, button] of Object.entries(viewButtons)) setText(button, t(`view_${name}`));
     toolbar.setAttribute('aria-label', t('view_label'));
     const counts = countsOf(view);
+    // One move on from what is drawn, on the same board: animate it.
     const moved = shown && view.last && shown.bottom === view.bottom && shown.variant === variantOf(view.variant)
-      && (!shown.last || shown.last.seat !== view.last.seat || shown.last.pit !== view.last.pit || shown.ply !== view.ply)
       && view.ply === shown.ply + 1;
     layoutHollows(view.bottom, hasStores(view.variant));
     const before = shown?.counts;
-    shown = { bottom: view.bottom, variant: variantOf(view.variant), counts, last: view.last, ply: view.ply };
+    shown = { bottom: view.bottom, variant: variantOf(view.variant), counts, ply: view.ply };
     animation = null;
     flying.count = 0;
     if (!(moved && !reducedMotion() && startAnimation(view, before, counts))) placeStones(view.bottom, counts);

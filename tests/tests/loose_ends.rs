@@ -236,6 +236,28 @@ async fn queues_are_listed_and_joined_exactly() {
     arena.stores.cleanup().await.unwrap();
 }
 
+/// `POST /v1/{path}` (a hotseat game, an AI game or an invite) of
+/// `variant`: the status and the answer.
+async fn create_game(
+    arena: &Arena,
+    token: &str,
+    path: &str,
+    variant: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let mut body = json!({"variant": variant});
+    if path == "ai-games" {
+        body["level"] = json!("beginner");
+        body["side"] = json!("first");
+    }
+    call(
+        "POST",
+        format!("{}/v1/{path}", arena.base()),
+        Some(body),
+        Some(token),
+    )
+    .await
+}
+
 #[actix_rt::test]
 async fn unknown_fields_of_any_variant_are_refused() {
     let arena = Arena::start(&[]).await;
@@ -245,18 +267,7 @@ async fn unknown_fields_of_any_variant_are_refused() {
         ("hotseat-games", json!({"variant": "mangala", "pits": 7})),
         ("ai-games", json!({"variant": "oware", "seeds": 9})),
     ] {
-        let mut body = json!({"variant": variant});
-        if path == "ai-games" {
-            body["level"] = json!("beginner");
-            body["side"] = json!("first");
-        }
-        let (status, error) = call(
-            "POST",
-            format!("{}/v1/{path}", arena.base()),
-            Some(body),
-            Some(&player.token),
-        )
-        .await;
+        let (status, error) = create_game(&arena, &player.token, path, variant).await;
         assert_eq!(
             (status, error["code"].as_str()),
             (400, Some("unknown_field")),
@@ -703,5 +714,27 @@ async fn invite_links_name_the_address_players_reach() {
     let who = arena.guest().await;
     let (link, code) = invite_link(&arena, &who, &forwarded).await;
     assert_eq!(link, format!("https://mancala.example/invite/{code}"));
+    arena.stores.cleanup().await.unwrap();
+}
+
+/// The lobby offers 3 to 6 stones a pit for Kalah; a client that asks for
+/// other numbers (or another board) directly makes no game.
+#[actix_rt::test]
+async fn kalah_is_played_with_three_to_six_stones_a_pit_and_nothing_else() {
+    let arena = Arena::start(&[]).await;
+    let player = arena.guest().await;
+    for seeds in [0, 1, 2, 7, 12, 255] {
+        for path in ["hotseat-games", "ai-games", "invites"] {
+            let variant = json!({"variant": "kalah", "seeds": seeds});
+            let (status, error) = create_game(&arena, &player.token, path, variant).await;
+            assert_eq!(status, 400, "{seeds} stones a pit by {path}: {error}");
+        }
+    }
+    assert!(live_ids(&arena).await.is_empty());
+    for seeds in 3..=6 {
+        let variant = json!({"variant": "kalah", "seeds": seeds});
+        let (status, game) = create_game(&arena, &player.token, "hotseat-games", variant).await;
+        assert_eq!(status, 201, "{game}");
+    }
     arena.stores.cleanup().await.unwrap();
 }

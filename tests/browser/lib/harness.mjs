@@ -119,3 +119,43 @@ export async function waitPastPly(page, ply) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A game against the AI from the lobby's card; the game as the page shows
+// it once it is on screen.
+export async function startAiGame(page, { variant = 'kalah', level = 'beginner', side = 'first' } = {}) {
+  await page.goto('/');
+  await page.getByTestId('ai-variant').selectOption(variant);
+  await page.getByTestId('ai-level').selectOption(level);
+  await page.getByTestId('ai-side').selectOption(side);
+  await page.getByTestId('ai-start').click();
+  return waitForGame(page);
+}
+
+// Until it is my turn with a pit to play, past `ply`.
+export async function waitForMyTurn(page, pastPly) {
+  await page.waitForFunction((ply) => {
+    const game = document.querySelector('[data-testid="game"]');
+    return game && Number(game.dataset.ply) > ply && game.dataset.turn === game.dataset.you
+      && document.querySelector('[data-testid^="pit-"][data-playable="true"]');
+  }, pastPly);
+  return readGame(page);
+}
+
+// Plays my side to the end: `move(state, n)` makes my n-th move (n from
+// 0); returns how many I made.
+export async function playToEnd(page, move) {
+  let moves = 0;
+  for (;;) {
+    await page.waitForFunction(() => {
+      const game = document.querySelector('[data-testid="game"]');
+      return game.dataset.status !== 'live'
+        || (game.dataset.turn === game.dataset.you && document.querySelector('[data-testid^="pit-"][data-playable="true"]'));
+    }, null, { timeout: 30_000 });
+    const state = await readGame(page);
+    if (state.status !== 'live') return moves;
+    await move(state, moves);
+    moves += 1;
+    await waitPastPly(page, state.ply);
+    assert.ok(moves < 200, 'the game ends');
+  }
+}

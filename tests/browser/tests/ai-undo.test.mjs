@@ -6,21 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  PHONE, assertNoPageErrors, launch, newPage, playablePits, readGame, shoot, waitForGame,
+  PHONE, assertNoPageErrors, launch, newPage, playablePits, readGame, shoot, waitForGame, waitForMyTurn,
 } from '../lib/harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function waitForMyTurn(page, pastPly) {
-  await page.waitForFunction((ply) => {
-    const game = document.querySelector('[data-testid="game"]');
-    return game && Number(game.dataset.ply) > ply && game.dataset.turn === game.dataset.you
-      && document.querySelector('[data-testid^="pit-"][data-playable="true"]');
-  }, pastPly);
-  return readGame(page);
-}
 
 test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, async () => {
   const page = await newPage(browser, { viewport: PHONE });

@@ -9,36 +9,17 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import {
-  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, readGame, shoot, waitForGame,
+  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, readGame, shoot, startAiGame, waitForGame, waitForMyTurn,
 } from '../lib/harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-async function startAi(page, side) {
-  await page.goto('/');
-  await page.getByTestId('ai-variant').selectOption('kalah');
-  await page.getByTestId('ai-level').selectOption('beginner');
-  await page.getByTestId('ai-side').selectOption(side);
-  await page.getByTestId('ai-start').click();
-  return waitForGame(page);
-}
-
-// Until it is my turn with something to play, past `ply`.
-async function myTurnPast(page, ply) {
-  await page.waitForFunction((before) => {
-    const game = document.querySelector('[data-testid="game"]');
-    return game && Number(game.dataset.ply) > before && game.dataset.turn === game.dataset.you
-      && document.querySelector('[data-testid^="panel-pit-"][data-playable="true"]');
-  }, ply);
-  return readGame(page);
-}
-
 test('moving second, a move by the panel, undo only once I have moved', { timeout: 60_000 }, async () => {
   const page = await newPage(browser, { viewport: DESKTOP });
-  await startAi(page, 'second');
-  const first = await myTurnPast(page, 0);
+  await startAiGame(page, { side: 'second' });
+  const first = await waitForMyTurn(page, 0);
   assert.equal(first.you, 1);
   // The AI opened; nothing of mine to take back.
   assert.ok(await page.getByTestId('undo').isVisible());
@@ -71,7 +52,7 @@ test('moving second, a move by the panel, undo only once I have moved', { timeou
   const lastOnPanel = await page.locator('[data-testid="panel"] .is-last').getAttribute('data-testid');
   const lastOnBoard = await page.locator('[data-testid^="pit-"][data-last="true"]').getAttribute('data-testid');
   assert.equal(lastOnPanel.replace('panel-', ''), lastOnBoard, 'the same pit marked on board and panel');
-  const afterMine = await myTurnPast(page, first.ply);
+  const afterMine = await waitForMyTurn(page, first.ply);
   assert.ok(await page.getByTestId('undo').isEnabled(), 'undo once I have moved');
   await shoot(page, '20-panel-moving-second');
 
@@ -85,7 +66,7 @@ test('moving second, a move by the panel, undo only once I have moved', { timeou
 
 test('on a touch screen the first tap selects a pit and the second plays it', { timeout: 60_000 }, async () => {
   const page = await newPage(browser, { viewport: PHONE, touch: true });
-  const start = await startAi(page, 'first');
+  const start = await startAiGame(page);
   await page.getByTestId('pit-0-1').tap();
   assert.match(await page.getByTestId('pit-0-1').getAttribute('class'), /is-selected/);
   assert.equal((await readGame(page)).ply, start.ply, 'one tap plays nothing');
@@ -109,7 +90,7 @@ test('on a touch screen the first tap selects a pit and the second plays it', { 
 test('a guest on the leaderboard and on their profile is told what counts', { timeout: 60_000 }, async () => {
   const page = await newPage(browser, { viewport: DESKTOP });
   // A casual game against the AI, so the profile lists one.
-  await startAi(page, 'first');
+  await startAiGame(page);
   await page.goto('/leaderboard/kalah');
   const mine = page.getByTestId('my-rank');
   await mine.waitFor();

@@ -6,7 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { DESKTOP, PHONE, assertNoPageErrors, launch, newPage, readGame, shoot, waitForGame } from '../lib/harness.mjs';
+import {
+  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, playToEnd, readGame, shoot, startAiGame,
+} from '../lib/harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -14,12 +16,7 @@ after(async () => { await browser?.close(); });
 
 test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000 }, async () => {
   const page = await newPage(browser, { viewport: DESKTOP, locale: 'ko-KR' });
-  await page.goto('/');
-  await page.getByTestId('ai-variant').selectOption('kalah');
-  await page.getByTestId('ai-level').selectOption('beginner');
-  await page.getByTestId('ai-side').selectOption('first');
-  await page.getByTestId('ai-start').click();
-  await waitForGame(page);
+  await startAiGame(page);
   const three = page.getByTestId('board3d');
   await three.waitFor();
   assert.equal(await three.getAttribute('data-view'), 'oblique');
@@ -44,31 +41,17 @@ test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000
   await page.mouse.wheel(0, 300);
 
   // The game: my pits over the picture and the panel's buttons in turn.
-  let moves = 0;
-  for (;;) {
-    await page.waitForFunction(() => {
-      const game = document.querySelector('[data-testid="game"]');
-      return game.dataset.status !== 'live'
-        || (game.dataset.turn === game.dataset.you && document.querySelector('[data-testid^="pit-"][data-playable="true"]'));
-    }, null, { timeout: 30_000 });
-    const state = await readGame(page);
-    if (state.status !== 'live') break;
+  const moves = await playToEnd(page, async (state, n) => {
     const pit = Number(await page.locator('[data-testid^="pit-0-"][data-playable="true"]').first().getAttribute('data-pit'));
-    const target = moves % 2 === 0 ? page.getByTestId(`pit-0-${pit}`) : page.getByTestId(`panel-pit-0-${pit}`);
-    await target.click();
-    moves += 1;
-    await page.waitForFunction((ply) => {
-      const game = document.querySelector('[data-testid="game"]');
-      return Number(game.dataset.ply) > ply || game.dataset.status !== 'live';
-    }, state.ply);
-    assert.ok(moves < 200, 'the game ends');
+    await page.getByTestId(n % 2 === 0 ? `pit-0-${pit}` : `panel-pit-0-${pit}`).click();
     // Each pit's button stays over its hollow while the counts change
     // (their bump animation once shifted them): a row is level.
+    await page.waitForFunction((ply) => Number(document.querySelector('[data-testid="game"]').dataset.ply) > ply, state.ply);
     const rows = await page.evaluate(() => [0, 1].map((seat) => [1, 2, 3, 4, 5, 6]
-      .map((pit) => document.querySelector(`[data-testid="pit-${seat}-${pit}"]`).getBoundingClientRect())
+      .map((p) => document.querySelector(`[data-testid="pit-${seat}-${p}"]`).getBoundingClientRect())
       .map((box) => box.y + box.height / 2)));
     for (const row of rows) assert.ok(Math.max(...row) - Math.min(...row) < 3, `a row of pits is level: ${row}`);
-  }
+  });
   await page.getByTestId('result').waitFor();
   const end = await readGame(page);
   assert.equal(end.stores[0] + end.stores[1], 48, 'every stone in a store at the end');
@@ -88,9 +71,7 @@ test('without WebGL the flat board and the panel play', { timeout: 60_000 }, asy
       return /webgl/i.test(kind) ? null : original.call(this, kind, ...rest);
     };
   });
-  await page.goto('/');
-  await page.getByTestId('ai-start').click();
-  const start = await waitForGame(page);
+  const start = await startAiGame(page);
   assert.equal(await page.getByTestId('board3d').count(), 0, 'no 3D board');
   assert.ok(await page.getByTestId('board').isVisible(), 'the flat board');
   await page.getByTestId('panel-pit-0-3').click();
@@ -120,34 +101,15 @@ test('each game has tips, history and questions, in both languages', { timeout: 
 
 test('on a phone, a whole game on the 3D board by two taps a move, in Korean', { timeout: 180_000 }, async () => {
   const page = await newPage(browser, { viewport: PHONE, locale: 'ko-KR', touch: true });
-  await page.goto('/');
-  await page.getByTestId('ai-variant').selectOption('kalah');
-  await page.getByTestId('ai-level').selectOption('beginner');
-  await page.getByTestId('ai-side').selectOption('first');
-  await page.getByTestId('ai-start').click();
-  await waitForGame(page);
+  await startAiGame(page);
   await page.getByTestId('board3d').waitFor();
-  let moves = 0;
-  for (;;) {
-    await page.waitForFunction(() => {
-      const game = document.querySelector('[data-testid="game"]');
-      return game.dataset.status !== 'live'
-        || (game.dataset.turn === game.dataset.you && document.querySelector('[data-testid^="pit-"][data-playable="true"]'));
-    }, null, { timeout: 30_000 });
-    const state = await readGame(page);
-    if (state.status !== 'live') break;
+  const moves = await playToEnd(page, async (state, n) => {
     const pits = page.locator('[data-testid^="pit-0-"][data-playable="true"]');
-    const pit = pits.nth(moves % (await pits.count()));
+    const pit = pits.nth(n % (await pits.count()));
     await pit.tap();
     assert.equal((await readGame(page)).ply, state.ply, 'the first tap only selects');
     await pit.tap();
-    moves += 1;
-    await page.waitForFunction((ply) => {
-      const game = document.querySelector('[data-testid="game"]');
-      return Number(game.dataset.ply) > ply || game.dataset.status !== 'live';
-    }, state.ply);
-    assert.ok(moves < 200, 'the game ends');
-  }
+  });
   await page.getByTestId('result').waitFor();
   assert.match(await page.locator('[data-testid="result"] .result-title').textContent(), /이겼습니다|졌습니다|무승부/);
   assert.ok(moves >= 4, `a whole game (${moves} moves of mine)`);

@@ -1,6 +1,6 @@
 //! Group commit: every hosted game of an instance writes through one
-//! writer task. Whatever the games queued while the previous flush was in
-//! flight goes out together: the plain moves as one multi-row statement
+//! writer task. Whatever the games queued while the flushes in flight (two
+//! at most) were out goes out together: the plain moves as one multi-row statement
 //! (each row fenced by its game's epoch and ply, so a fenced row fails
 //! only its own game), everything else (a move that ends the game, an end,
 //! an undo, a takeover) in one transaction beside it. A game waits for its
@@ -166,7 +166,8 @@ async fn run(pool: PgPool, mut receiver: mpsc::Receiver<Pending>, batch: usize) 
                     continue;
                 }
                 metrics::histogram!("game_write_batch_size").record(pending.len() as f64);
-                // (The branch runs only with one idle.)
+                // The branch runs only while one is idle; were none, a new
+                // one rather than a lost batch.
                 let mut flusher = idle.pop().unwrap_or_else(|| Flusher::new(pool.clone()));
                 busy.spawn(async move {
                     flusher.flush(pending).await;
@@ -199,7 +200,16 @@ impl Flusher {
 
     async fn flush(&mut self, batch: Vec<Pending>) {
         let started = Instant::now();
-        flush(&mut self.moves, &mut self.others, batch).await;
+        let (plain, other): (Vec<Pending>, Vec<Pending>) =
+            batch.into_iter().partition(|p| p.change.is_plain_move());
+        let (plain_held, other_held) = tokio::join!(
+            self.moves
+                .run(async |connection| write_moves(connection, &plain).await),
+            self.others
+                .run(async |connection| write_others(connection, &other).await),
+        );
+        answer(plain, plain_held);
+        answer(other, other_held);
         metrics::histogram!("game_write_flush_seconds").record(started.elapsed().as_secs_f64());
     }
 }
@@ -274,17 +284,6 @@ impl Lane {
         }
         written
     }
-}
-
-async fn flush(moves: &mut Lane, others: &mut Lane, batch: Vec<Pending>) {
-    let (plain, other): (Vec<Pending>, Vec<Pending>) =
-        batch.into_iter().partition(|p| p.change.is_plain_move());
-    let (plain_held, other_held) = tokio::join!(
-        moves.run(async |connection| write_moves(connection, &plain).await),
-        others.run(async |connection| write_others(connection, &other).await),
-    );
-    answer(plain, plain_held);
-    answer(other, other_held);
 }
 
 fn answer(batch: Vec<Pending>, held: Result<Vec<bool>, sqlx::Error>) {
