@@ -5,6 +5,7 @@
 #
 #   tests/browser/run.sh                 # uses target/debug/arena
 #   ARENA_BIN=/path/to/arena tests/browser/run.sh
+#   tests/browser/run.sh tests/browser/tests/room-closed.test.mjs   # one file
 #
 # Screenshots land in tests/artifacts/browser/ (git-ignored).
 set -euo pipefail
@@ -121,5 +122,9 @@ say "server ready at $base (database $db)"
 mkdir -p "$root/tests/artifacts/browser"
 rm -f "$root/tests/artifacts/browser"/*.png
 export ARENA_URL="$base"
+# For tests that stand in for time passing (a room's day running out).
+export ARENA_DATABASE_URL="postgres://$pg_user@$pg_host:$pg_port/$db"
 export ARTIFACTS="$root/tests/artifacts/browser"
-node --test --test-concurrency=1 --test-reporter=spec "$here"/tests/*.test.mjs
+# Arguments name test files to run (all of them when none are given).
+if [ "$#" -gt 0 ]; then tests=("$@"); else tests=("$here"/tests/*.test.mjs); fi
+node --test --test-concurrency=1 --test-reporter=spec "${tests[@]}"

@@ -305,7 +305,7 @@ export function createGameView({ onPlay, onAction }) {
     setText(buttons.newGame, t('new_game'));
 
     const people = player && !hotseat && !aiGame;
-    const roomOpen = game.roomLeft === null && !ctx.roomClosed && Boolean(ctx.online);
+    const roomOpen = game.roomLeft === null && !ctx.roomClosed && game.result?.reason !== 'room_closed' && Boolean(ctx.online);
     buttons.rematch.hidden = !(people && !live && !game.rematch && roomOpen);
     const iOffered = game.offer === game.you;
     const theyOffered = game.offer !== null && game.offer !== undefined && !iOffered;

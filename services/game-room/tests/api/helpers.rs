@@ -107,11 +107,14 @@ impl World {
             .execute(&self.stores.postgres)
             .await
             .unwrap();
-        let token = self
-            .signer
-            .issue(&id.to_string(), self.clock.now_secs())
-            .unwrap();
-        (id, token)
+        (id, self.token(id))
+    }
+
+    /// A fresh access token for a player, as a refresh would give.
+    pub(crate) fn token(&self, player: Uuid) -> String {
+        self.signer
+            .issue(&player.to_string(), self.clock.now_secs())
+            .unwrap()
     }
 
     pub(crate) async fn cleanup(self) {

@@ -426,6 +426,15 @@ async fn a_hotseat_game_undoes_one_move_at_a_time() {
     world.cleanup().await;
 }
 
+/// Seat 0's player of a stored game.
+async fn game_seat_player(world: &World, game: Uuid) -> Uuid {
+    sqlx::query_scalar("SELECT seat0_player FROM games WHERE id = $1")
+        .bind(game)
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap()
+}
+
 async fn room_game(
     world: &World,
     instance: &Instance,
@@ -532,6 +541,35 @@ async fn a_room_closes_24_hours_after_it_opened() {
         stored["status"],
         serde_json::to_value(GameStatus::Aborted).unwrap()
     );
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_finished_room_game_is_closed_to_its_players_when_the_room_s_day_ends() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (game, south_token, north_token) = room_game(&world, &instance).await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    resign_game(&mut a, &mut b).await;
+    // Still open a moment before the day ends: a rematch would be made.
+    world.clock.advance(24 * 3600 * 1000 - 60_000);
+    let moment = std::time::Duration::from_millis(300);
+    assert_eq!(a.closed_within(moment).await, None);
+    assert_eq!(b.closed_within(moment).await, None);
+    // Then its sockets close with the room-closed code: the finished game
+    // offers nothing the server would refuse.
+    world.clock.advance(60_000);
+    for socket in [&mut a, &mut b] {
+        assert_eq!(socket.closed().await.0, Some(CLOSE_ROOM_CLOSED));
+    }
+    // A player who comes back is told the same at once.
+    let south = game_seat_player(&world, game.id).await;
+    let (mut again, _) = instance.play(&game, &world.token(south)).await;
+    assert_eq!(again.closed().await.0, Some(CLOSE_ROOM_CLOSED));
     world.cleanup().await;
 }
 

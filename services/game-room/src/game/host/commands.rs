@@ -265,10 +265,15 @@ impl Host {
                 self.emit(&rematch::started(next), None).await;
                 Ok(Vec::new())
             }
-            Ok(None) => Ok(vec![error_text(
-                ErrorCode::NotAllowed,
-                "the room has closed",
-            )]),
+            Ok(None) => {
+                // Its life ran out since the game began: the next tick
+                // closes the sockets with the room-closed code.
+                self.room_closes = Some(0);
+                Ok(vec![error_text(
+                    ErrorCode::NotAllowed,
+                    "the room has closed",
+                )])
+            }
             Err(error) => {
                 tracing::warn!(%error, "creating a rematch failed");
                 Ok(vec![error_text(

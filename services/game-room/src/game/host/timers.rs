@@ -24,6 +24,14 @@ impl Host {
             if let Some(seat) = self.walked_out(now) {
                 let _ = self.leave_room(seat).await;
             }
+            // A finished game's room that ran out of time (or was found
+            // closed by a rematch) has nothing more to offer its players:
+            // tell them, rather than leave a rematch button the server
+            // would refuse.
+            if self.live.rematch().is_none() && self.room_closes.is_some_and(|closes| now >= closes)
+            {
+                return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
+            }
             return self.idle_check();
         }
         if let Some(closes) = self.room_closes
