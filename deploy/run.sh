@@ -27,7 +27,7 @@ fi
 build() {
   local binary=$target_dir/$profile/$1
   if [ "$profile" = debug ]; then
-    echo "run: starting the build the test command made (target/debug; rules and AI optimised, the rest not)." >&2
+    echo "run: starting the build the test command made ($target_dir/debug: rules and AI optimised, the rest not)." >&2
     echo "run: 'deploy/run.sh --release' builds the optimised server: about 6 minutes the first time on 2 cores, 2 on 8." >&2
     cargo build -p "$2"
     return
