@@ -70,8 +70,9 @@ impl Endgame {
             values: vec![UNKNOWN; total as usize],
         };
         let mut counts = vec![0u8; places];
+        let mut next = 0;
         for stones in 0..=max_stones {
-            table.fill_layer(&mut counts, 0, stones, board_stones);
+            table.fill_layer(&mut counts, places - 1, stones, board_stones, &mut next);
         }
         table
     }
@@ -97,20 +98,36 @@ impl Endgame {
         (value != UNKNOWN).then_some(i32::from(value))
     }
 
-    /// Visits every configuration of `left` stones in the places from
-    /// `place` on and solves it.
-    fn fill_layer(&mut self, counts: &mut [u8], place: usize, left: u8, board_stones: u8) {
-        if place == counts.len() - 1 {
-            counts[place] = left;
-            let Some(position) = self.position(counts, board_stones) else {
+    /// Visits every configuration of `left` stones in the places up to
+    /// `place` and solves it, in the order of their indices (the last place
+    /// counts down slowest), so that the table is written front to back and
+    /// each configuration's own entry is `next`, not a miss to memory.
+    fn fill_layer(
+        &mut self,
+        counts: &mut [u8],
+        place: usize,
+        left: u8,
+        board_stones: u8,
+        next: &mut usize,
+    ) {
+        if place == 0 {
+            counts[0] = left;
+            let index = *next;
+            *next += 1;
+            if self.values[index] != UNKNOWN {
                 return;
-            };
-            self.solve(&position);
+            }
+            if let Some(position) = self.position(counts, board_stones)
+                && !position.is_over()
+            {
+                debug_assert_eq!(self.index_of(&position), index);
+                self.solve_at(&position, index);
+            }
             return;
         }
-        for here in 0..=left {
+        for here in (0..=left).rev() {
             counts[place] = here;
-            self.fill_layer(counts, place + 1, left - here, board_stones);
+            self.fill_layer(counts, place - 1, left - here, board_stones, next);
         }
     }
 
@@ -125,6 +142,11 @@ impl Endgame {
     }
 
     /// The gain of `position`, solving the positions it leads to first.
+    ///
+    /// The table is far larger than the caches, so a child's value is a
+    /// miss to memory: every child's index is worked out first and their
+    /// values read together, letting the processor wait for all the misses
+    /// at once rather than one after another.
     fn solve(&mut self, position: &Kalah) -> i32 {
         if position.is_over() {
             return 0;
@@ -133,15 +155,41 @@ impl Endgame {
         if self.values[index] != UNKNOWN {
             return i32::from(self.values[index]);
         }
+        self.solve_at(position, index)
+    }
+
+    /// [`Endgame::solve`] for a position not over and not yet solved, whose
+    /// index is `index`.
+    fn solve_at(&mut self, position: &Kalah, index: usize) -> i32 {
         let me = position.turn();
         let difference = |p: &Kalah| i32::from(p.store(me)) - i32::from(p.store(me.opponent()));
-        let mut best = i32::MIN;
+        let before = difference(position);
+        const OVER: usize = usize::MAX;
+        let mut children = [(*position, OVER, 0i32); 6];
+        let mut count = 0;
         for pit in position.legal_moves() {
             let child = position.play_unchecked(pit);
+            let at = if child.is_over() {
+                OVER
+            } else {
+                self.index_of(&child)
+            };
+            children[count] = (child, at, difference(&child) - before);
+            count += 1;
+        }
+        let mut known = [0i8; 6];
+        for (value, (_, at, _)) in known.iter_mut().zip(&children[..count]) {
+            *value = if *at == OVER { 0 } else { self.values[*at] };
+        }
+        let mut best = i32::MIN;
+        for ((child, _, step), value) in children[..count].iter().zip(known) {
             // Kalah cannot cycle, so this recursion ends: a child keeps the
             // stone count only when the turn passes and no stone is stored.
-            let rest = self.solve(&child);
-            let step = difference(&child) - difference(position);
+            let rest = if value == UNKNOWN {
+                self.solve(child)
+            } else {
+                i32::from(value)
+            };
             let value = if child.turn() == me {
                 step + rest
             } else {

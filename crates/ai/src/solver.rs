@@ -322,7 +322,7 @@ impl Solver {
         // search again: keeping them out of the table keeps it for the
         // expensive ones.
         let cached = true;
-        let key = position.pits_key();
+        let key = table_key(position);
         let mut hinted = 0;
         let (mut lower_known, mut upper_known) = (-stones, stones);
         if let Some(slot) = self.table.probe(key).filter(|_| cached) {
@@ -410,6 +410,14 @@ impl Solver {
         }
         best.0
     }
+}
+
+/// A position's table key: its pits seen from the player to move. The
+/// rules treat both players alike, so a position and its mirror image with
+/// the other player to move have the same gain and share an entry.
+#[inline]
+fn table_key(position: &Kalah) -> u128 {
+    position.pits_key() & !(0xff << 112)
 }
 
 /// What a move adds to the mover's store difference, and whether the mover

@@ -101,6 +101,86 @@ impl Tally {
     }
 }
 
+/// The 95% bounds on A's expected score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Bounds {
+    /// A two-sided interval (the normal approximation).
+    Between(f64, f64),
+    /// Every game won: no spread to measure, so the exact one-sided bound.
+    AtLeast(f64),
+    /// Every game lost.
+    AtMost(f64),
+}
+
+impl Tally {
+    /// The 95% bounds on the score. After `n` wins in `n` games the chance
+    /// of that sweep is below 5% for any win rate under 0.05^(1/n) (the
+    /// exact one-sided bound, about 1 - 3/n); a normal interval would say
+    /// "± 0", as if the sweep proved a perfect score. Every game drawn
+    /// bounds the share of decisive games the same way, and the score moves
+    /// at most half of that share from 50%.
+    pub(crate) fn bounds(&self) -> Bounds {
+        let n = self.games();
+        let sweep_floor = 0.05_f64.powf(1.0 / f64::from(n.max(1)));
+        if n > 0 && self.a_wins == n {
+            Bounds::AtLeast(sweep_floor)
+        } else if n > 0 && self.b_wins == n {
+            Bounds::AtMost(1.0 - sweep_floor)
+        } else if n > 0 && self.draws == n {
+            let spread = (1.0 - sweep_floor) / 2.0;
+            Bounds::Between(0.5 - spread, 0.5 + spread)
+        } else {
+            let (score, margin) = (self.score(), self.margin());
+            Bounds::Between((score - margin).max(0.0), (score + margin).min(1.0))
+        }
+    }
+}
+
+/// The lines that report a tally's score and rating difference.
+pub(crate) fn score_lines(tally: &Tally) -> [String; 2] {
+    let score = tally.score();
+    let percent = |value: f64| 100.0 * value;
+    match tally.bounds() {
+        Bounds::Between(low, high) => [
+            format!(
+                "A's score: {:.1}% ± {:.1}% (95%: {:.1}% to {:.1}%)",
+                percent(score),
+                percent((high - low) / 2.0),
+                percent(low),
+                percent(high)
+            ),
+            format!(
+                "rating difference: {:+.0} Elo (95%: {:+.0} to {:+.0})",
+                elo_difference(score),
+                elo_difference(low),
+                elo_difference(high)
+            ),
+        ],
+        Bounds::AtLeast(low) => [
+            format!(
+                "A's score: {:.1}%, every game won (95% one-sided: at least {:.1}%)",
+                percent(score),
+                percent(low)
+            ),
+            format!(
+                "rating difference: at least {:+.0} Elo (95% one-sided)",
+                elo_difference(low)
+            ),
+        ],
+        Bounds::AtMost(high) => [
+            format!(
+                "A's score: {:.1}%, every game lost (95% one-sided: at most {:.1}%)",
+                percent(score),
+                percent(high)
+            ),
+            format!(
+                "rating difference: at most {:+.0} Elo (95% one-sided)",
+                elo_difference(high)
+            ),
+        ],
+    }
+}
+
 /// The Elo difference that a score implies; clamped where the score is 0 or 1.
 pub(crate) fn elo_difference(score: f64) -> f64 {
     let score = score.clamp(0.001, 0.999);
@@ -292,7 +372,6 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
             json!({"a_wins": tally.a_wins, "draws": tally.draws, "b_wins": tally.b_wins, "score": tally.score()})
         );
     } else {
-        let (score, margin) = (tally.score(), tally.margin());
         println!(
             "{} (A) vs {} (B), {} games of {variant}",
             args.a,
@@ -303,17 +382,55 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
             "A: {} wins, {} draws, {} losses",
             tally.a_wins, tally.draws, tally.b_wins
         );
-        println!(
-            "A's score: {:.1}% ± {:.1}% (95%)",
-            100.0 * score,
-            100.0 * margin
-        );
-        println!(
-            "rating difference: {:+.0} Elo (95%: {:+.0} to {:+.0})",
-            elo_difference(score),
-            elo_difference(score - margin),
-            elo_difference(score + margin)
-        );
+        for line in score_lines(&tally) {
+            println!("{line}");
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(a_wins: u32, draws: u32, b_wins: u32) -> Tally {
+        Tally {
+            a_wins,
+            draws,
+            b_wins,
+        }
+    }
+
+    #[test]
+    fn a_clean_sweep_gives_a_one_sided_bound_not_a_zero_margin() {
+        let Bounds::AtLeast(low) = tally(40, 0, 0).bounds() else {
+            panic!("a sweep is bounded from below only");
+        };
+        // 0.05^(1/40): about 92.8%, near the rule of three's 1 - 3/40.
+        assert!((low - 0.9278).abs() < 1e-3, "{low}");
+        let [score, elo] = score_lines(&tally(40, 0, 0));
+        assert!(score.contains("at least 92.8%"), "{score}");
+        assert!(!score.contains('±'), "{score}");
+        assert!(elo.starts_with("rating difference: at least +"), "{elo}");
+        assert!(!elo.contains("+1200 to +1200"), "{elo}");
+        let Bounds::AtMost(high) = tally(0, 0, 40).bounds() else {
+            panic!("a sweep the other way is bounded from above only");
+        };
+        assert!((high - (1.0 - low)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mixed_results_keep_the_two_sided_interval() {
+        let t = tally(189, 3, 8);
+        let Bounds::Between(low, high) = t.bounds() else {
+            panic!("mixed results give an interval");
+        };
+        assert!(low < t.score() && t.score() < high);
+        assert!(((high - low) / 2.0 - t.margin()).abs() < 1e-12);
+        // Every game drawn: 50%, with an interval that is not zero wide.
+        let Bounds::Between(low, high) = tally(0, 30, 0).bounds() else {
+            panic!("draws give an interval");
+        };
+        assert!(low < 0.5 && 0.5 < high && high - low < 0.1);
+    }
 }
