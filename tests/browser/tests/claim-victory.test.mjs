@@ -48,3 +48,31 @@ test('a friend leaves mid-game and the one left claims the win', { timeout: 60_0
   await shoot(alice, '20-claimed');
   assertNoPageErrors(alice);
 });
+
+test('after the AI takes a friend\'s seat, the game goes on and offers no undo', { timeout: 60_000 }, async () => {
+  const alice = await newPage(browser, { viewport: DESKTOP });
+  const bob = await newPage(browser, { viewport: PHONE });
+  await alice.goto('/lobby');
+  await alice.getByTestId('invite-create').click();
+  await alice.waitForURL(/\/invite\//);
+  await bob.goto(await alice.getByTestId('invite-url').inputValue());
+  await bob.getByTestId('invite-join').click();
+  await waitForGame(bob);
+  await waitForGame(alice);
+  await alice.getByTestId('panel-pit-0-1').click();
+  await playOne(bob, 1);
+  await alice.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.turn === '0');
+  await bob.context().close();
+
+  // Alice goes on against the AI, which now holds Bob's seat.
+  await alice.getByTestId('continue-ai').click();
+  await playOne(alice, 0);
+  // Alice has a move of hers to take back (after the AI's answer, or an
+  // extra turn) and is still not offered an undo: the server refuses one
+  // in a game made between people.
+  await alice.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.turn === '0');
+  assert.ok(await alice.getByTestId('undo').isHidden(), 'no undo once the AI took over a friend game');
+  assert.ok(await alice.getByTestId('resign').isVisible(), 'the game goes on');
+  await shoot(alice, '20-ai-took-over');
+  assertNoPageErrors(alice);
+});
