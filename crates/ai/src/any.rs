@@ -32,6 +32,19 @@ impl AnyAi {
         Ok(AnyAi { inner })
     }
 
+    /// Proves Kalah positions with few stones left from `endgame`, shared
+    /// with the process's other AIs (other variants have no solver).
+    pub fn set_endgame(&mut self, endgame: std::sync::Arc<crate::Endgame>) {
+        if let Inner::Kalah(ai) = &mut self.inner {
+            ai.set_endgame(endgame);
+        }
+    }
+
+    /// Whether a `Perfect` Kalah AI that could use an endgame table lacks one.
+    pub fn wants_endgame(&self) -> bool {
+        matches!(&self.inner, Inner::Kalah(ai) if ai.level() == Level::Perfect && !ai.has_endgame())
+    }
+
     /// Whether `level` plays games of `variant` (only Kalah is solved, so
     /// only Kalah has `Perfect`), without making an AI.
     pub fn offers(variant: Variant, level: Level) -> bool {

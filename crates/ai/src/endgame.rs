@@ -77,6 +77,14 @@ impl Endgame {
         table
     }
 
+    /// Whether the table answers positions of boards with `options`. A
+    /// gain depends on the pits alone, never on the stores, so one table
+    /// serves a board whatever its stones a pit at the start.
+    pub fn covers(&self, options: KalahOptions) -> bool {
+        let rules = |o: KalahOptions| (o.pits(), o.empty_capture(), o.end());
+        rules(options) == rules(self.options)
+    }
+
     /// The most stones in the pits that the table covers.
     pub fn max_stones(&self) -> u8 {
         self.max_stones
@@ -91,7 +99,7 @@ impl Endgame {
     /// the final store difference minus the current one.
     #[inline]
     pub fn gain(&self, position: &Kalah) -> Option<i32> {
-        if position.options() != self.options || position.stones_in_pits() > self.max_stones {
+        if !self.covers(position.options()) || position.stones_in_pits() > self.max_stones {
             return None;
         }
         let value = self.values[self.index_of(position)];
@@ -273,6 +281,37 @@ mod tests {
             }
             assert!(checked > 100, "{options:?}: only {checked}");
         }
+    }
+
+    #[test]
+    fn one_table_serves_a_board_whatever_its_stones_a_pit() {
+        let table = Endgame::build(KalahOptions::new(3, 4).unwrap(), 8);
+        let other = KalahOptions::new(3, 2).unwrap();
+        assert!(table.covers(other));
+        assert!(!table.covers(other.with_empty_capture(true)));
+        let mut solver = Solver::new(1 << 20);
+        let mut stack = vec![Kalah::new(other)];
+        let mut checked = 0;
+        while let Some(position) = stack.pop() {
+            if position.is_over() {
+                continue;
+            }
+            stack.extend(
+                position
+                    .legal_moves()
+                    .map(|pit| position.play_unchecked(pit)),
+            );
+            let Some(gain) = table.gain(&position) else {
+                continue;
+            };
+            let value = solver.solve(&position, &Budget::unlimited()).unwrap().value;
+            let me = position.turn();
+            let sign = if me == Side::South { 1 } else { -1 };
+            let now = i32::from(position.store(me)) - i32::from(position.store(me.opponent()));
+            assert_eq!(sign * value, now + gain, "{position:?}");
+            checked += 1;
+        }
+        assert!(checked > 100, "only {checked}");
     }
 
     #[test]

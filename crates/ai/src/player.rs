@@ -164,6 +164,17 @@ impl<P: Evaluate> Ai<P> {
         })
     }
 
+    /// Proves positions with few stones left from `endgame`, shared with
+    /// the process's other AIs (only a `Perfect` AI proves anything).
+    pub fn set_endgame(&mut self, endgame: std::sync::Arc<crate::Endgame>) {
+        self.solver.set_endgame(endgame);
+    }
+
+    /// Whether its proofs use an endgame table.
+    pub fn has_endgame(&self) -> bool {
+        self.solver.has_endgame()
+    }
+
     /// The level.
     pub fn level(&self) -> Level {
         self.level

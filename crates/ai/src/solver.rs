@@ -9,6 +9,8 @@
 //! stores share one table entry, and the gain is bounded by the stones left
 //! in the pits, which cuts off hopeless lines at once.
 
+use std::sync::Arc;
+
 use mancala_rules::{Game, Kalah, Pit, Position, Side};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::Rng;
@@ -160,7 +162,8 @@ impl Table {
 #[derive(Clone, Debug)]
 pub struct Solver {
     table: Table,
-    endgame: Option<Endgame>,
+    /// Shared: one table serves every solver of a process.
+    endgame: Option<Arc<Endgame>>,
     nodes: u64,
     aborted: bool,
 }
@@ -187,8 +190,8 @@ impl Solver {
     /// This solver, answering positions with few stones left from an
     /// endgame table instead of searching them.
     #[must_use]
-    pub fn with_endgame(mut self, endgame: Endgame) -> Solver {
-        self.endgame = Some(endgame);
+    pub fn with_endgame(mut self, endgame: impl Into<Arc<Endgame>>) -> Solver {
+        self.endgame = Some(endgame.into());
         self
     }
 
@@ -433,6 +436,7 @@ fn step_gain(position: &Kalah, child: &Kalah) -> (i32, bool) {
 #[derive(Debug, Default)]
 pub struct SolverCache {
     solver: Option<Solver>,
+    endgame: Option<Arc<Endgame>>,
 }
 
 impl SolverCache {
@@ -444,9 +448,29 @@ impl SolverCache {
         self.solver.as_ref().map_or(0, Solver::table_bytes)
     }
 
+    /// Answers positions with few stones from `endgame` (shared with the
+    /// process's other AIs), from the next proof on.
+    pub fn set_endgame(&mut self, endgame: Arc<Endgame>) {
+        if let Some(solver) = &mut self.solver {
+            solver.endgame = Some(endgame.clone());
+        }
+        self.endgame = Some(endgame);
+    }
+
+    /// Whether proofs use an endgame table.
+    pub fn has_endgame(&self) -> bool {
+        self.endgame.is_some()
+    }
+
     pub(crate) fn solver(&mut self) -> &mut Solver {
-        self.solver
-            .get_or_insert_with(|| Solver::new(SolverCache::TABLE_BYTES))
+        let endgame = &self.endgame;
+        self.solver.get_or_insert_with(|| {
+            let solver = Solver::new(SolverCache::TABLE_BYTES);
+            match endgame {
+                Some(table) => solver.with_endgame(table.clone()),
+                None => solver,
+            }
+        })
     }
 }
 

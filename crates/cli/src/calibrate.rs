@@ -6,7 +6,9 @@ use mancala_ai::Level;
 use serde_json::json;
 
 use crate::Failure;
-use crate::matches::{Contestant, Plan, Tally, play_match, threads_or_cores};
+use crate::matches::{
+    Contestant, PERFECT_ENDGAME_STONES, Plan, Tally, perfect_endgame, play_match, threads_or_cores,
+};
 use crate::position_args::PositionArgs;
 
 /// Where the scale is pinned: a player who moves at random.
@@ -71,6 +73,10 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<(), Failure> {
     if args.with_perfect {
         contestants.push(Contestant::Ai(Level::Perfect));
     }
+    // Perfect proves with the endgame table the server's AI uses.
+    let perfect = Contestant::Ai(Level::Perfect);
+    let endgame = perfect_endgame(variant, [perfect, perfect], PERFECT_ENDGAME_STONES)
+        .filter(|_| args.with_perfect);
     let n = contestants.len();
     let mut scores = vec![vec![0.0; n]; n];
     let mut games = vec![vec![0.0; n]; n];
@@ -85,6 +91,7 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<(), Failure> {
                 seed: args.seed.wrapping_add((i * n + j) as u64),
                 random_plies: 2,
                 nodes: None,
+                endgame: endgame.clone(),
             };
             eprintln!(
                 "playing {} vs {} ({} games)",

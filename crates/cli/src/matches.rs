@@ -1,12 +1,12 @@
 //! `mancala match`: AI against AI, sides alternating, with the score's
 //! confidence interval and the rating difference it implies.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_ai::{AnyAi, Budget, Chooser, Decision, Level};
+use mancala_ai::{AnyAi, Budget, Chooser, Decision, Endgame, Level};
 use mancala_rules::{AnyPosition, Game, Pit, Position, Variant, Winner};
 use serde_json::json;
 
@@ -70,6 +70,28 @@ pub(crate) struct MatchArgs {
     /// Print one JSON object: {"a_wins","draws","b_wins","score"}.
     #[arg(long)]
     json: bool,
+    /// Kalah: a `Perfect` player proves positions with at most this many
+    /// stones in the pits from an endgame table built first and shared by
+    /// every game, as the server's AI does (0: none).
+    #[arg(long, default_value_t = PERFECT_ENDGAME_STONES)]
+    endgame_stones: u8,
+}
+
+/// Stones in the pits up to which `Perfect` proves from an endgame table
+/// (30 MB, about 10 s to build on one core).
+pub(crate) const PERFECT_ENDGAME_STONES: u8 = 16;
+
+/// The endgame table a match's `Perfect` Kalah players share, if any.
+pub(crate) fn perfect_endgame(
+    variant: Variant,
+    contestants: [Contestant; 2],
+    stones: u8,
+) -> Option<Arc<Endgame>> {
+    let Variant::Kalah(options) = variant else {
+        return None;
+    };
+    let perfect = contestants.contains(&Contestant::Ai(Level::Perfect));
+    (perfect && stones > 0).then(|| Arc::new(Endgame::build(options, stones)))
 }
 
 /// Results from A's side.
@@ -213,11 +235,15 @@ impl Seat {
         variant: Variant,
         seed: u64,
         nodes: Option<u64>,
+        endgame: Option<&Arc<Endgame>>,
     ) -> Result<Seat, String> {
         Ok(match contestant {
             Contestant::Random => Seat::Random(RandomPlayer(seed)),
             Contestant::Ai(level) => {
-                let ai = AnyAi::new(variant, level, seed).map_err(|error| error.to_string())?;
+                let mut ai = AnyAi::new(variant, level, seed).map_err(|error| error.to_string())?;
+                if let Some(table) = endgame {
+                    ai.set_endgame(table.clone());
+                }
                 let budget = nodes.map_or_else(|| level.default_budget(), Budget::nodes);
                 Seat::Ai(Box::new(ai), budget)
             }
@@ -235,7 +261,7 @@ impl Seat {
 }
 
 /// What a match plays: everything but how many threads play it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Plan {
     pub(crate) variant: Variant,
     pub(crate) a: Contestant,
@@ -244,6 +270,8 @@ pub(crate) struct Plan {
     pub(crate) seed: u64,
     pub(crate) random_plies: usize,
     pub(crate) nodes: Option<u64>,
+    /// The endgame table `Perfect` players prove with, shared by all.
+    pub(crate) endgame: Option<Arc<Endgame>>,
 }
 
 /// Plays game `index` of a match; `Some(true)` when A wins, `Some(false)`
@@ -258,11 +286,12 @@ pub(crate) fn play_game(plan: &Plan, index: usize) -> Result<Option<bool>, Strin
         nodes,
         ..
     } = *plan;
+    let endgame = plan.endgame.as_ref();
     let game_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
     let mut seats = [
-        Seat::new(a, variant, game_seed, nodes)?,
-        Seat::new(b, variant, game_seed ^ 1, nodes)?,
+        Seat::new(a, variant, game_seed, nodes, endgame)?,
+        Seat::new(b, variant, game_seed ^ 1, nodes, endgame)?,
     ];
     // A is South in even games; both games of a pair share their opening.
     let a_seat = index % 2;
@@ -362,6 +391,7 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
         seed: args.seed,
         random_plies: args.random_plies,
         nodes: args.nodes,
+        endgame: perfect_endgame(variant, [args.a, args.b], args.endgame_stones),
     };
     let tally =
         play_match(&plan, threads_or_cores(args.threads), &on_game).map_err(Failure::Usage)?;

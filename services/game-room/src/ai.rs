@@ -14,11 +14,11 @@
 //! while waiting it never runs; running, its budget's stop flag ends it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
-use mancala_ai::{AnyAi, Chooser, Level};
-use mancala_rules::{AnyPosition, Game, Variant};
+use mancala_ai::{AnyAi, Chooser, Endgame, Level};
+use mancala_rules::{AnyPosition, Game, KalahOptions, Variant};
 use tokio::sync::{Notify, Semaphore, oneshot};
 
 /// How the pool is sized.
@@ -34,6 +34,9 @@ pub struct PoolSettings {
     /// Bytes of idle engines kept for the next search; past it the least
     /// recently used go.
     pub idle_bytes: usize,
+    /// Stones up to which `Perfect` proves Kalah from the process's
+    /// endgame table; 0: no table.
+    pub endgame_stones: u8,
 }
 
 /// The share of its node budget a search gets after waiting long.
@@ -106,6 +109,9 @@ struct Inner {
     /// The worker threads' queue; never longer than the free places.
     jobs: Mutex<mpsc::Sender<Job>>,
     idle: Mutex<Idle>,
+    /// The Kalah endgame table every `Perfect` engine shares, once built.
+    endgame: Arc<OnceLock<Arc<Endgame>>>,
+    endgame_started: AtomicBool,
 }
 
 /// A search, run on a worker thread.
@@ -180,6 +186,8 @@ impl AiPool {
                 jobs: Mutex::new(start_workers(workers)),
                 settings,
                 idle: Mutex::new(Idle::default()),
+                endgame: Arc::default(),
+                endgame_started: AtomicBool::new(false),
             }),
         }
     }
@@ -210,6 +218,42 @@ impl AiPool {
 impl Inner {
     fn idle(&self) -> std::sync::MutexGuard<'_, Idle> {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Gives a `Perfect` Kalah engine the process's endgame table. The
+    /// first one to ask starts building it on a thread of its own, at the
+    /// AI's low priority; until it is there, proofs search to the end.
+    fn lend_endgame(&self, engine: &mut AnyAi) {
+        if self.settings.endgame_stones == 0 || !engine.wants_endgame() {
+            return;
+        }
+        if let Some(table) = self.endgame.get() {
+            engine.set_endgame(table.clone());
+            return;
+        }
+        if self.endgame_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (cell, stones) = (self.endgame.clone(), self.settings.endgame_stones);
+        let started = std::thread::Builder::new()
+            .name("ai-endgame".into())
+            .spawn(move || {
+                let _ = thread_priority::set_current_thread_priority(
+                    thread_priority::ThreadPriority::Min,
+                );
+                let began = Instant::now();
+                let table = Endgame::build(KalahOptions::default(), stones);
+                tracing::info!(
+                    stones,
+                    bytes = table.bytes(),
+                    seconds = began.elapsed().as_secs_f64(),
+                    "the Perfect AI's endgame table is ready"
+                );
+                let _ = cell.set(Arc::new(table));
+            });
+        if let Err(error) = started {
+            tracing::warn!(%error, "building the endgame table");
+        }
     }
 
     async fn run(&self, request: Request, stop: &Stop) -> Outcome {
@@ -246,6 +290,8 @@ impl Inner {
                 }
             },
         };
+        let mut engine = engine;
+        self.lend_endgame(&mut engine);
         let reduced = waited > self.settings.queue_wait;
         let flag = stop.halt.clone();
         let left = self.settings.deadline.saturating_sub(waited);
@@ -315,6 +361,7 @@ mod tests {
             deadline: Duration::from_secs(5),
             queue_wait,
             idle_bytes,
+            endgame_stones: 0,
         }
     }
 
@@ -353,6 +400,47 @@ mod tests {
         let (_, done) = outcome(&pool, kalah(Level::Advanced, 1)).await;
         done.await.unwrap();
         assert_eq!(pool.idle_bytes(), 0);
+    }
+
+    #[tokio::test]
+    async fn perfect_engines_share_one_endgame_table_built_in_the_background() {
+        let pool = AiPool::new(PoolSettings {
+            endgame_stones: 8,
+            ..settings(1, Duration::from_secs(10), 64 << 20)
+        });
+        // An Advanced search never asks for it.
+        let (_, done) = outcome(&pool, kalah(Level::Advanced, 1)).await;
+        done.await.unwrap();
+        assert!(!pool.inner.endgame_started.load(Ordering::Acquire));
+        // The first Perfect search starts the build and does not wait for it.
+        let (_, done) = outcome(&pool, kalah(Level::Perfect, 1)).await;
+        done.await.unwrap();
+        assert!(pool.inner.endgame_started.load(Ordering::Acquire));
+        for _ in 0..1000 {
+            if pool.inner.endgame.get().is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let table = pool.inner.endgame.get().expect("built within 10 s").clone();
+        assert_eq!(table.max_stones(), 8);
+        // The next Perfect search proves with it; the engine goes back to
+        // the idle ones holding the shared table, not a copy.
+        let (_, done) = outcome(&pool, kalah(Level::Perfect, 2)).await;
+        done.await.unwrap();
+        let idle = pool.inner.idle();
+        let perfect: Vec<_> = idle
+            .engines
+            .iter()
+            .filter(|(kind, _, _)| kind.level == Level::Perfect)
+            .collect();
+        assert_eq!(perfect.len(), 1);
+        assert!(!perfect[0].1.wants_endgame());
+        assert_eq!(
+            Arc::strong_count(&table),
+            4,
+            "the pool's, this test's, and the engine's (its solver cache and its solver)"
+        );
     }
 
     #[tokio::test]

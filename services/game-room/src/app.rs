@@ -51,6 +51,7 @@ impl GameRoom {
             deadline: room_settings.ai_deadline,
             queue_wait: room_settings.ai_queue_wait,
             idle_bytes: room_settings.ai_idle_bytes,
+            endgame_stones: room_settings.ai_endgame_stones,
         });
         let postgres_for_writes = postgres.clone();
         let write_batch = usize::from(room_settings.write_batch);
