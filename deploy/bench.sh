@@ -20,6 +20,11 @@
 #             PEER_GAMES concurrent games (default "100 1000"), one run
 #             each, in one go; writes tests/bench/results/peers/ and prints
 #             the ratios
+#   costs     (arena only) what one move costs each part: the server's
+#             CPU, Postgres's CPU, commits and WAL bytes, Redis's CPU and
+#             commands, bytes on the loopback; GAMES games (default 100
+#             here) at THINK_MS (default 0 here); the inputs of
+#             docs/SCALING.md; writes tests/bench/results/costs.{json,md}
 #   soak      (arena only) GAMES games with THINK_MS think time for
 #             SOAK_SECS (default 1800), reported a minute at a time: errors,
 #             server RSS and the move round trip must stay flat; writes
@@ -126,6 +131,22 @@ start() {
   esac
   server_pids=$(IFS=,; echo "${pids[*]}")
 }
+
+if [ "$1" = costs ]; then
+  start arena
+  counters() { python3 deploy/bench-costs.py snapshot "$DATABASE_URL" "${REDIS_URL:-redis://127.0.0.1:6379}"; }
+  counters >"$results/costs-before.json"
+  "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+    --duration-secs "$duration" --label "arena-costs" --ramp-secs 2 \
+    --json "$results/costs.json" --players $((${GAMES:-100} * 2)) --think-ms "${THINK_MS:-0}" \
+    --games-per-player 100000
+  counters >"$results/costs-after.json"
+  stop
+  python3 deploy/bench-costs.py report "$results/costs-before.json" "$results/costs-after.json" \
+    "$results/costs.json" "$results/costs.md"
+  rm -f "$results/costs-before.json" "$results/costs-after.json"
+  exit 0
+fi
 
 if [ "$1" = peers ]; then
   mkdir -p "$results/peers"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""What one move costs each part of a deployment, for `deploy/bench.sh costs`.
+
+    bench-costs.py snapshot DATABASE_URL REDIS_URL > before.json
+    bench-costs.py report before.json after.json loadgen.json [OUT.md]
+
+A snapshot reads the counters that the run moves:
+- the CPU time of every Postgres and Redis process (/proc);
+- Postgres's commits in the bench database and its WAL position;
+- Redis's commands by name;
+- the bytes through the loopback interface: every hop of a one-machine
+  deployment (client, Postgres, Redis) crosses it.
+
+The report divides their change by the moves the load generator counted.
+The server's own CPU per move comes from the load generator, which measures
+it over the same window as the moves. Postgres and Redis are measured over
+the whole run, warm-up included, so their figures are a little high.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def cpu_seconds(name):
+    """CPU seconds (user + system) of the processes whose name contains `name`."""
+    ticks = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        comm = text[text.index("(") + 1 : text.rindex(")")]
+        if name in comm:
+            fields = text[text.rindex(")") + 2 :].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def psql(url, query):
+    return subprocess.run(
+        ["psql", url, "-Atc", query], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def redis_commands(url):
+    text = subprocess.run(
+        ["redis-cli", "-u", url, "INFO", "commandstats"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return {
+        m.group(1): int(m.group(2))
+        for m in re.finditer(r"cmdstat_([\w|]+):calls=(\d+)", text)
+    }
+
+
+def loopback_bytes():
+    with open("/proc/net/dev") as dev:
+        for line in dev:
+            name, _, rest = line.partition(":")
+            if name.strip() == "lo":
+                fields = rest.split()
+                return int(fields[0]) + int(fields[8])
+    return 0
+
+
+def snapshot(database_url, redis_url):
+    database = database_url.rsplit("/", 1)[1]
+    return {
+        "postgres_cpu": cpu_seconds("postgres"),
+        "redis_cpu": cpu_seconds("redis-server"),
+        "commits": int(
+            psql(
+                database_url,
+                f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{database}'",
+            )
+        ),
+        "wal_lsn": psql(database_url, "SELECT pg_current_wal_lsn()"),
+        "redis": redis_commands(redis_url),
+        "loopback": loopback_bytes(),
+        "database_url": database_url,
+    }
+
+
+def report(before, after, run):
+    moves = run["moves_per_second"] * run["seconds"]
+    if not moves:
+        print("no moves: nothing to divide by")
+        return
+    server = run.get("server") or {}
+    wal = int(
+        psql(
+            after["database_url"],
+            f"SELECT pg_wal_lsn_diff('{after['wal_lsn']}', '{before['wal_lsn']}')",
+        )
+    )
+    commands = {
+        name: calls - before["redis"].get(name, 0)
+        for name, calls in after["redis"].items()
+    }
+    busiest = sorted(
+        ((calls, name) for name, calls in commands.items() if calls), reverse=True
+    )[:5]
+    per = lambda value: value / moves
+    rows = [
+        f"Costs of one move: {run['label']}, {run['players']} players, think "
+        f"{run['think_ms']} ms, {moves:.0f} moves in {run['seconds']:.0f} s "
+        f"({run['moves_per_second']:.0f} moves/s, round trip p99 "
+        f"{run['move_round_trip']['p99_ms']:.1f} ms)",
+        "",
+        "| cost | per move |",
+        "|---|---|",
+        f"| server CPU (the arena process) | {per(server.get('cpu_cores', 0) * run['seconds']) * 1e6:.0f} µs |",
+        f"| Postgres CPU (every backend and helper) | {per(after['postgres_cpu'] - before['postgres_cpu']) * 1e6:.0f} µs |",
+        f"| Postgres commits | {per(after['commits'] - before['commits']):.3f} |",
+        f"| Postgres WAL | {per(wal):.0f} bytes |",
+        f"| Redis CPU | {per(after['redis_cpu'] - before['redis_cpu']) * 1e6:.0f} µs |",
+        f"| Redis commands | {per(sum(commands.values())):.2f} ({', '.join(f'{name} {per(calls):.2f}' for calls, name in busiest)}) |",
+        f"| bytes through loopback (client, Postgres and Redis hops) | {per(after['loopback'] - before['loopback']):.0f} |",
+    ]
+    print("\n".join(rows))
+    return "\n".join(rows) + "\n"
+
+
+def main():
+    if sys.argv[1] == "snapshot":
+        json.dump(snapshot(sys.argv[2], sys.argv[3]), sys.stdout)
+    elif sys.argv[1] == "report":
+        load = lambda path: json.load(open(path))
+        text = report(load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4]))
+        if text and len(sys.argv) > 5:
+            with open(sys.argv[5], "w") as out:
+                out.write(text)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
