@@ -28,7 +28,7 @@ use bytestring::ByteString;
 use mancala_platform::socket::error_text;
 use mancala_platform::{Clock, Redis};
 use mancala_proto::ErrorCode;
-use mancala_proto::error::CLOSE_RESTART;
+use mancala_proto::error::{CLOSE_RESTART, CLOSE_ROOM_CLOSED};
 use mancala_proto::game::ServerMessage;
 use sqlx::PgPool;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -356,6 +356,11 @@ impl Host {
         match command {
             Command::Join { player, reply } => {
                 let _ = reply.send(self.join(player).await);
+                // Told at once, not at the next tick, so a page never
+                // offers a rematch in a room that has closed.
+                if self.finished_room_closed(self.now()) {
+                    return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
+                }
             }
             Command::SeatCheck { player, reply } => {
                 let check = if !self.live.seats_of(player).is_empty() {

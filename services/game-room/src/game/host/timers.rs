@@ -24,12 +24,7 @@ impl Host {
             if let Some(seat) = self.walked_out(now) {
                 let _ = self.leave_room(seat).await;
             }
-            // A finished game's room that ran out of time (or was found
-            // closed by a rematch) has nothing more to offer its players:
-            // tell them, rather than leave a rematch button the server
-            // would refuse.
-            if self.live.rematch().is_none() && self.room_closes.is_some_and(|closes| now >= closes)
-            {
+            if self.finished_room_closed(now) {
                 return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
             }
             return self.idle_check();
@@ -56,6 +51,16 @@ impl Host {
             return Next::Continue;
         }
         self.idle_check()
+    }
+
+    /// Whether this finished game's room ran out of time (or a rematch
+    /// found it closed) with no next game made: it has nothing more to
+    /// offer its players, who are told rather than left with a rematch
+    /// button the server would refuse.
+    pub(super) fn finished_room_closed(&self, now: u64) -> bool {
+        self.live.is_over()
+            && self.live.rematch().is_none()
+            && self.room_closes.is_some_and(|closes| now >= closes)
     }
 
     fn idle_check(&self) -> Next {
