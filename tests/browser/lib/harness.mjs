@@ -106,6 +106,19 @@ export async function waitForGame(page) {
   return readGame(page);
 }
 
+// Alice invites from the lobby, Bob opens her link and joins; returns the
+// game as Alice's page shows it once both are in.
+export async function startFriendGame(alice, bob, { variant } = {}) {
+  await alice.goto('/lobby');
+  if (variant) await alice.getByTestId('invite-variant').selectOption(variant);
+  await alice.getByTestId('invite-create').click();
+  await alice.waitForURL(/\/invite\/[A-Za-z0-9_-]+$/);
+  await bob.goto(await alice.getByTestId('invite-url').inputValue());
+  await bob.getByTestId('invite-join').click();
+  await waitForGame(bob);
+  return waitForGame(alice);
+}
+
 export function playablePits(page) {
   return page.locator('[data-testid^="pit-"][data-playable="true"]');
 }

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { DESKTOP, PHONE, assertNoPageErrors, launch, newPage, shoot, waitForGame } from '../lib/harness.mjs';
+import { DESKTOP, PHONE, assertNoPageErrors, launch, newPage, shoot, startFriendGame } from '../lib/harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -20,13 +20,7 @@ async function playOne(page, seat) {
 test('a friend leaves mid-game and the one left claims the win', { timeout: 60_000 }, async () => {
   const alice = await newPage(browser, { viewport: DESKTOP });
   const bob = await newPage(browser, { viewport: PHONE });
-  await alice.goto('/lobby');
-  await alice.getByTestId('invite-create').click();
-  await alice.waitForURL(/\/invite\//);
-  await bob.goto(await alice.getByTestId('invite-url').inputValue());
-  await bob.getByTestId('invite-join').click();
-  await waitForGame(bob);
-  await waitForGame(alice);
+  await startFriendGame(alice, bob);
   assert.match(await alice.getByTestId('online-top').getAttribute('class'), /\bon\b/);
 
   // Each side moves (pit 1 never ends in the store, so the turn passes).
@@ -52,13 +46,7 @@ test('a friend leaves mid-game and the one left claims the win', { timeout: 60_0
 test('after the AI takes a friend\'s seat, the game goes on and offers no undo', { timeout: 60_000 }, async () => {
   const alice = await newPage(browser, { viewport: DESKTOP });
   const bob = await newPage(browser, { viewport: PHONE });
-  await alice.goto('/lobby');
-  await alice.getByTestId('invite-create').click();
-  await alice.waitForURL(/\/invite\//);
-  await bob.goto(await alice.getByTestId('invite-url').inputValue());
-  await bob.getByTestId('invite-join').click();
-  await waitForGame(bob);
-  await waitForGame(alice);
+  await startFriendGame(alice, bob);
   await alice.getByTestId('panel-pit-0-1').click();
   await playOne(bob, 1);
   await alice.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.turn === '0');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import {
-  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, playablePits, readGame, shoot, waitForGame, waitPastPly,
+  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, playablePits, readGame, shoot, startFriendGame, waitForGame, waitPastPly,
 } from '../lib/harness.mjs';
 
 const DATABASE = process.env.ARENA_DATABASE_URL;
@@ -25,14 +25,7 @@ test('a friend room whose day ran out says so and offers no rematch', { timeout:
   const alice = await newPage(browser, { viewport: DESKTOP });
   const bob = await newPage(browser, { viewport: PHONE });
 
-  await alice.goto('/lobby');
-  await alice.getByTestId('invite-variant').selectOption('kalah');
-  await alice.getByTestId('invite-create').click();
-  await alice.waitForURL(/\/invite\/[A-Za-z0-9_-]+$/);
-  await bob.goto(await alice.getByTestId('invite-url').inputValue());
-  await bob.getByTestId('invite-join').click();
-  await waitForGame(bob);
-  const start = await waitForGame(alice);
+  const start = await startFriendGame(alice, bob, { variant: 'kalah' });
   const gameId = alice.url().split('/').pop();
 
   // Each side moves, then Alice resigns: a finished game (not an abort)

@@ -450,6 +450,20 @@ async fn room_game(
     (game, south_token, north_token)
 }
 
+/// A room game both players joined, South having moved once.
+async fn room_game_under_way(
+    world: &World,
+    instance: &Instance,
+) -> (mancala_proto::game::CreatedGame, Ws, Ws) {
+    let (game, south_token, north_token) = room_game(world, instance).await;
+    let (mut a, _) = instance.play(&game, &south_token).await;
+    let (mut b, _) = instance.play(&game, &north_token).await;
+    a.play_move(1, 1).await;
+    a.moved().await;
+    b.moved().await;
+    (game, a, b)
+}
+
 #[actix_web::test]
 async fn a_room_nobody_is_in_closes_after_30_minutes() {
     let world = World::new().await;
@@ -521,12 +535,7 @@ async fn a_game_nobody_ever_opens_is_aborted_in_time() {
 async fn a_room_closes_24_hours_after_it_opened() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (game, south_token, north_token) = room_game(&world, &instance).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
-    a.play_move(1, 1).await;
-    a.moved().await;
-    b.moved().await;
+    let (game, mut a, mut b) = room_game_under_way(&world, &instance).await;
     world.clock.advance(24 * 3600 * 1000);
     for socket in [&mut a, &mut b] {
         let end = socket.until(over).await;
@@ -548,12 +557,7 @@ async fn a_room_closes_24_hours_after_it_opened() {
 async fn a_finished_room_game_is_closed_to_its_players_when_the_room_s_day_ends() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (game, south_token, north_token) = room_game(&world, &instance).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
-    a.play_move(1, 1).await;
-    a.moved().await;
-    b.moved().await;
+    let (game, mut a, mut b) = room_game_under_way(&world, &instance).await;
     resign_game(&mut a, &mut b).await;
     // Still open a moment before the day ends: a rematch would be made.
     world.clock.advance(24 * 3600 * 1000 - 60_000);
