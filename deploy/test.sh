@@ -26,6 +26,9 @@ deploy/check-purity.sh
 step "deployment files agree with the code (static: builds and applies nothing)"
 deploy/check-deploy.sh
 
+step "the vendored three.js is the pinned release, and its gzipped copy is the same module"
+web/vendor/three/update.sh --check
+
 step "sqlx query data is current (cargo sqlx prepare --check)"
 deploy/check-sqlx.sh
 
