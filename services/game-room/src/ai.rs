@@ -280,7 +280,7 @@ impl Inner {
             variant: request.variant,
             level: request.level,
         };
-        let engine = match self.idle().take(kind) {
+        let mut engine = match self.idle().take(kind) {
             Some(engine) => engine,
             None => match AnyAi::new(kind.variant, kind.level, request.seed) {
                 Ok(engine) => Box::new(engine),
@@ -290,7 +290,6 @@ impl Inner {
                 }
             },
         };
-        let mut engine = engine;
         self.lend_endgame(&mut engine);
         let reduced = waited > self.settings.queue_wait;
         let flag = stop.halt.clone();
