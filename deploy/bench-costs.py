@@ -2,7 +2,9 @@
 """What one move costs each part of a deployment, for `deploy/bench.sh costs`.
 
     bench-costs.py snapshot DATABASE_URL REDIS_URL > before.json
-    bench-costs.py report before.json after.json loadgen.json [OUT.md]
+    bench-costs.py timed CLIENT.json COMMAND...   (runs the load client, weighs its CPU)
+    bench-costs.py report before.json after.json loadgen.json [OUT.md] [CLIENT.json]
+    bench-costs.py floor DATABASE_URL ROWS CLIENTS SECONDS
 
 A snapshot reads the counters that the run moves:
 - the CPU time of every Postgres and Redis process (/proc);
@@ -25,7 +27,9 @@ import sys
 
 
 def cpu_seconds(name):
-    """CPU seconds (user + system) of the processes whose name contains `name`."""
+    """CPU seconds (user + system) of the processes whose name contains
+    `name`, with their reaped children's (a Postgres backend that exits
+    during the run is counted in the postmaster's)."""
     ticks = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -36,7 +40,7 @@ def cpu_seconds(name):
         comm = text[text.index("(") + 1 : text.rindex(")")]
         if name in comm:
             fields = text[text.rindex(")") + 2 :].split()
-            ticks += int(fields[11]) + int(fields[12])
+            ticks += sum(int(field) for field in fields[11:15])
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
@@ -87,7 +91,52 @@ def snapshot(database_url, redis_url):
     }
 
 
-def report(before, after, run):
+def timed(out, command):
+    """Runs the load client and records the CPU it used."""
+    import resource
+
+    code = subprocess.run(command).returncode
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(out, "w") as file:
+        json.dump({"cpu_seconds": usage.ru_utime + usage.ru_stime}, file)
+    return code
+
+
+def floor(database_url, rows, clients, seconds):
+    """What Postgres's CPU costs to commit a row durably at the least: pgbench
+    inserting `rows` narrow rows (a move's columns, its primary key) a
+    transaction from `clients` connections, fsync on."""
+    import tempfile
+
+    psql(database_url, "DROP TABLE IF EXISTS floor_moves")
+    psql(
+        database_url,
+        "CREATE TABLE floor_moves (game_id uuid, ply int, pit smallint, "
+        "played_at timestamptz, PRIMARY KEY (game_id, ply))",
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".sql") as script:
+        script.write(
+            "INSERT INTO floor_moves SELECT gen_random_uuid(), ply, 3, now() "
+            f"FROM generate_series(1, {rows}) ply;\n"
+        )
+        script.flush()
+        start = cpu_seconds("postgres")
+        text = subprocess.run(
+            ["pgbench", "-n", "-M", "prepared", "-c", str(clients), "-j", "2",
+             "-T", str(seconds), "-f", script.name, database_url],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        spent = cpu_seconds("postgres") - start
+    psql(database_url, "DROP TABLE floor_moves")
+    commits = int(re.search(r"actually processed: (\d+)", text).group(1))
+    print(
+        f"Postgres floor: {commits} commits of {rows} rows from {clients} clients in "
+        f"{seconds} s ({commits * rows / seconds:.0f} rows/s); Postgres CPU "
+        f"{spent * 1e6 / (commits * rows):.1f} µs a row, {spent * 1e6 / commits:.0f} µs a commit"
+    )
+
+
+def report(before, after, run, client=None):
     moves = run["moves_per_second"] * run["seconds"]
     if not moves:
         print("no moves: nothing to divide by")
@@ -121,6 +170,11 @@ def report(before, after, run):
         f"| Postgres WAL | {per(wal):.0f} bytes |",
         f"| Redis CPU | {per(after['redis_cpu'] - before['redis_cpu']) * 1e6:.0f} µs |",
         f"| Redis commands | {per(sum(commands.values())):.2f} ({', '.join(f'{name} {per(calls):.2f}' for calls, name in busiest)}) |",
+        *(
+            [f"| load client CPU (loadgen) | {per(client['cpu_seconds']) * 1e6:.0f} µs |"]
+            if client
+            else []
+        ),
         f"| bytes through loopback (client, Postgres and Redis hops) | {per(after['loopback'] - before['loopback']):.0f} |",
     ]
     print("\n".join(rows))
@@ -132,10 +186,15 @@ def main():
         json.dump(snapshot(sys.argv[2], sys.argv[3]), sys.stdout)
     elif sys.argv[1] == "report":
         load = lambda path: json.load(open(path))
-        text = report(load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4]))
+        client = load(sys.argv[6]) if len(sys.argv) > 6 else None
+        text = report(load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4]), client)
         if text and len(sys.argv) > 5:
             with open(sys.argv[5], "w") as out:
                 out.write(text)
+    elif sys.argv[1] == "timed":
+        sys.exit(timed(sys.argv[2], sys.argv[3:]))
+    elif sys.argv[1] == "floor":
+        floor(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     else:
         sys.exit(__doc__)
 

@@ -25,6 +25,10 @@
 #             commands, bytes on the loopback; GAMES games (default 100
 #             here) at THINK_MS (default 0 here); the inputs of
 #             docs/SCALING.md; writes tests/bench/results/costs.{json,md}
+#   floor     what Postgres's CPU costs, at the least, to commit a move
+#             row durably: pgbench inserting ROWS (default 12, our batch)
+#             narrow rows a transaction from CLIENTS (default 8)
+#             connections; no server involved
 #   soak      (arena only) GAMES games with THINK_MS think time for
 #             SOAK_SECS (default 1800), reported a minute at a time: errors,
 #             server RSS and the move round trip must stay flat; writes
@@ -136,15 +140,22 @@ if [ "$1" = costs ]; then
   start arena
   counters() { python3 deploy/bench-costs.py snapshot "$DATABASE_URL" "${REDIS_URL:-redis://127.0.0.1:6379}"; }
   counters >"$results/costs-before.json"
-  "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+  python3 deploy/bench-costs.py timed "$results/costs-client.json" \
+    "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
     --duration-secs "$duration" --label "arena-costs" --ramp-secs 2 \
     --json "$results/costs.json" --players $((${GAMES:-100} * 2)) --think-ms "${THINK_MS:-0}" \
     --games-per-player 100000
   counters >"$results/costs-after.json"
   stop
   python3 deploy/bench-costs.py report "$results/costs-before.json" "$results/costs-after.json" \
-    "$results/costs.json" "$results/costs.md"
-  rm -f "$results/costs-before.json" "$results/costs-after.json"
+    "$results/costs.json" "$results/costs.md" "$results/costs-client.json"
+  rm -f "$results/costs-before.json" "$results/costs-after.json" "$results/costs-client.json"
+  exit 0
+fi
+
+if [ "$1" = floor ]; then
+  fresh
+  python3 deploy/bench-costs.py floor "$DATABASE_URL" "${ROWS:-12}" "${CLIENTS:-8}" "$duration"
   exit 0
 fi
 

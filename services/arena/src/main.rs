@@ -7,6 +7,11 @@ use mancala_platform::cli::Parsed;
 use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, ConfigError};
 
+/// jemalloc: less CPU a move than the system allocator, and memory it
+/// hands back after a burst (see tests/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn settings() -> Result<(Parsed, ArenaSettings), ConfigError> {
     let parsed = mancala_arena::declaration().parse_process()?;
     let settings = ArenaSettings::from_parsed(&parsed)?;

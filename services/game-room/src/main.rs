@@ -12,6 +12,11 @@ fn settings() -> Result<(mancala_platform::cli::Parsed, Settings, GameRoomSettin
     Ok((parsed, shared, own))
 }
 
+/// jemalloc: less CPU a move than the system allocator, and memory it
+/// hands back after a burst (see tests/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[actix_web::main]
 async fn main() -> ExitCode {
     let (parsed, settings, room_settings) = match settings() {

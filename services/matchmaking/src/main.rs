@@ -13,6 +13,11 @@ fn settings() -> Result<Read, ConfigError> {
     Ok((parsed, shared, accounts, matching))
 }
 
+/// jemalloc: less CPU a move than the system allocator, and memory it
+/// hands back after a burst (see tests/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
     let (parsed, settings, account_settings, match_settings) = match settings() {

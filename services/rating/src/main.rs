@@ -13,6 +13,11 @@ fn settings() -> Result<(Parsed, Settings, RatingSettings), ConfigError> {
     Ok((parsed, shared, own))
 }
 
+/// jemalloc: less CPU a move than the system allocator, and memory it
+/// hands back after a burst (see tests/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[actix_web::main]
 async fn main() -> ExitCode {
     let (parsed, settings, rating_settings) = match settings() {
