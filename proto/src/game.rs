@@ -601,6 +601,41 @@ pub struct GameRecord {
     pub ended_at: Option<String>,
 }
 
+/// `GET /v1/games/{id}/analysis`: every move of a finished game, judged.
+/// Values are seat 0's final store minus seat 1's, in stones, under best
+/// play from that position on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameAnalysis {
+    pub id: Uuid,
+    /// Every move has its values: the analysis was not cut short by its
+    /// deadline (then the earliest moves have none).
+    pub complete: bool,
+    pub moves: Vec<MoveAnalysis>,
+}
+
+/// One move of a game, judged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveAnalysis {
+    pub ply: u32,
+    #[schema(value_type = u8, maximum = 1)]
+    pub seat: Side,
+    pub pit: u8,
+    /// The value before the move (with the best play from there).
+    pub before: Option<f64>,
+    /// The value after it.
+    pub after: Option<f64>,
+    /// Stones the move gave away against the best, for its player (0 for a
+    /// best move).
+    pub loss: Option<f64>,
+    /// The best moves in the position: every one when exact, the engine's
+    /// choice otherwise.
+    pub best: Vec<u8>,
+    /// Proved by the solver (Kalah), not estimated by the Advanced engine.
+    pub exact: bool,
+}
+
 /// One line of a list of games (history, live games, featured).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

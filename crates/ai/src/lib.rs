@@ -19,6 +19,7 @@
 //! assert!(game.position().legal_moves().contains(decision.pit));
 //! ```
 
+mod analysis;
 mod any;
 mod budget;
 mod calibration;
@@ -29,6 +30,7 @@ mod search;
 mod solver;
 mod table;
 
+pub use analysis::{AnalysisPlan, MoveReview, Verdict, analyse};
 pub use any::AnyAi;
 pub use budget::Budget;
 pub use calibration::{level_near, rating};

@@ -112,6 +112,8 @@ struct Inner {
     /// The Kalah endgame table every `Perfect` engine shares, once built.
     endgame: Arc<OnceLock<Arc<Endgame>>>,
     endgame_started: AtomicBool,
+    /// Post-game analyses: one at a time, beside the searches.
+    analyses: crate::analysis::Analyses,
 }
 
 /// A search, run on a worker thread.
@@ -188,6 +190,7 @@ impl AiPool {
                 idle: Mutex::new(Idle::default()),
                 endgame: Arc::default(),
                 endgame_started: AtomicBool::new(false),
+                analyses: Default::default(),
             }),
         }
     }
@@ -207,6 +210,17 @@ impl AiPool {
             done(outcome).await;
         });
         cancel
+    }
+
+    /// The analysis of finished game `id`, kept or worked out now (with
+    /// the endgame table when the `Perfect` AI has had it built).
+    pub(crate) async fn analyse(
+        &self,
+        id: uuid::Uuid,
+        game: Game<AnyPosition>,
+    ) -> Result<Arc<mancala_proto::game::GameAnalysis>, crate::analysis::Busy> {
+        let endgame = self.inner.endgame.get().cloned();
+        self.inner.analyses.analyse(id, game, endgame).await
     }
 
     /// Bytes held by idle engines now.

@@ -5,6 +5,7 @@
 //! instance (events relayed through Redis pub/sub).
 
 pub(crate) mod ai;
+pub(crate) mod analysis;
 pub mod app;
 pub mod config;
 pub mod game;

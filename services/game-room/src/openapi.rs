@@ -14,6 +14,7 @@ use crate::routes;
     paths(
         routes::create_game,
         routes::game_record,
+        routes::game_analysis,
         routes::player_games,
         routes::live_games,
         routes::featured_games,

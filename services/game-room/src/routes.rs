@@ -6,9 +6,11 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
-    CasualReason, CreateGame, CreatedGame, GamePage, GameRecord, GameSummary, SeatRequest,
+    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, GameStatus,
+    GameSummary, SeatRequest,
 };
 use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
+use mancala_rules::{Game, Pit, Variant};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -28,6 +30,7 @@ pub(crate) fn configure(config: &mut web::ServiceConfig) {
         .api_route("/v1/games/live", Method::GET, live_games)
         .api_route("/v1/games/featured", Method::GET, featured_games)
         .api_route("/v1/games/{id}", Method::GET, game_record)
+        .api_route("/v1/games/{id}/analysis", Method::GET, game_analysis)
         .api_route("/v1/games/{id}/play", Method::GET, ws::play::play)
         .api_route("/v1/games/{id}/watch", Method::GET, ws::watch::watch)
         .api_route("/v1/players/{id}/games", Method::GET, player_games);
@@ -220,6 +223,70 @@ pub(crate) async fn game_record(
         created_at: row.created_at.clone(),
         ended_at: row.ended_at.clone(),
     }))
+}
+
+/// Every move of a finished game, judged: exact values for Kalah where the
+/// solver proves them, the Advanced engine's estimates elsewhere. Worked
+/// out on the first request (up to about ten seconds, one game at a time
+/// per instance) and kept.
+#[utoipa::path(
+    get,
+    path = "/v1/games/{id}/analysis",
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The analysis", body = GameAnalysis),
+        (status = 404, description = "`not_found`", body = ErrorBody),
+        (status = 409, description = "`not_allowed`: the game is not over", body = ErrorBody),
+        (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After`", body = ErrorBody),
+        (status = 400, description = "`invalid_input`: not an id", body = ErrorBody),
+    )
+)]
+pub(crate) async fn game_analysis(
+    id: web::Path<Uuid>,
+    hosted: web::Data<HostedGames>,
+) -> Result<web::Json<GameAnalysis>, ApiError> {
+    let deps = hosted.deps();
+    let id = id.into_inner();
+    let row = store::game(&deps.postgres, id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    if row.status == GameStatus::Live {
+        // Analysis of a game in progress would be a player's second brain.
+        return Err(ApiError::new(
+            ErrorCode::NotAllowed,
+            "a game is analysed once it is over",
+        ));
+    }
+    let moves = store::moves(&deps.postgres, id).await?;
+    let variant = Variant::try_from(row.variant()).map_err(|error| {
+        tracing::error!(%error, %id, "a stored game's variant");
+        ApiError::internal()
+    })?;
+    let mut game = Game::from_variant(variant);
+    for stored in &moves {
+        let played = Pit::new(stored.played.pit)
+            .map_err(|error| error.to_string())
+            .and_then(|pit| {
+                game.play(pit)
+                    .map(|_| ())
+                    .map_err(|error| error.to_string())
+            });
+        if let Err(error) = played {
+            tracing::error!(%error, %id, "a stored game does not replay");
+            return Err(ApiError::internal());
+        }
+    }
+    match deps.ai.analyse(id, game).await {
+        Ok(analysis) => Ok(web::Json((*analysis).clone())),
+        Err(_) => Err(ApiError {
+            retry_after: Some(10),
+            ..ApiError::new(
+                ErrorCode::Unavailable,
+                "another game is being analysed; retry shortly",
+            )
+        }),
+    }
 }
 
 /// Filters of the game lists.

@@ -6,6 +6,7 @@
 
 mod helpers;
 
+mod analysis;
 mod bad_input;
 mod failover;
 mod life;

@@ -1,0 +1,92 @@
+//! Post-game analysis: only of a finished game, exact where the solver
+//! proves it, and kept.
+
+use mancala_ai::{Budget, Solver};
+use mancala_proto::game::{GameAnalysis, ServerMessage};
+use mancala_rules::{Game, Kalah, Pit, Side};
+use serde_json::json;
+
+use crate::helpers::{World, seat};
+
+#[actix_web::test]
+async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (human, token) = world.player("Human").await;
+    let game = instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(human), json!({"ai": {"level": "beginner"}})],
+            false,
+        )
+        .await;
+    let (mut ws, state) = instance.play(&game, &token).await;
+    let path = format!("/v1/games/{}/analysis", game.id);
+    // A game in progress is not analysed: that would be a second brain.
+    let (status, body) = instance.get(&path).await;
+    assert_eq!((status, body["code"].as_str()), (409, Some("not_allowed")));
+
+    // The human plays its rightmost pit with stones, to the end.
+    let (mut turn, mut legal, mut ply) = (state.turn, state.legal, state.ply);
+    loop {
+        if turn == Some(Side::South) {
+            ws.play_move(legal[legal.len() - 1], ply + 1).await;
+            turn = None;
+        }
+        match ws.message().await {
+            ServerMessage::Over(_) => break,
+            ServerMessage::Moved(moved) => {
+                (turn, legal, ply) = (moved.turn, moved.legal, moved.ply)
+            }
+            _ => {}
+        }
+    }
+    let (status, body) = instance.get(&path).await;
+    assert_eq!(status, 200, "{body}");
+    let analysis: GameAnalysis = serde_json::from_value(body.clone()).unwrap();
+    let (_, record) = instance.get(&format!("/v1/games/{}", game.id)).await;
+    let moves = record["moves"].as_array().unwrap();
+    assert_eq!(analysis.moves.len(), moves.len());
+    assert!(
+        analysis.complete,
+        "a short game is analysed within the deadline"
+    );
+
+    // Three proved positions, checked by a solve of their own.
+    let mut replay = Game::new(Kalah::default());
+    let mut confirmed = 0;
+    for judged in &analysis.moves {
+        if judged.exact && confirmed < 3 {
+            let solved = Solver::new(1 << 20)
+                .solve(replay.position(), &Budget::unlimited())
+                .unwrap();
+            assert_eq!(
+                judged.before,
+                Some(f64::from(solved.value)),
+                "ply {}",
+                judged.ply
+            );
+            let best: Vec<u8> = solved.best.iter().map(|pit| pit.get()).collect();
+            assert_eq!(judged.best, best, "ply {}", judged.ply);
+            assert_eq!(judged.loss == Some(0.0), best.contains(&judged.pit));
+            confirmed += 1;
+        }
+        replay.play(Pit::new(judged.pit).unwrap()).unwrap();
+    }
+    assert_eq!(confirmed, 3);
+    let score = &record["score"];
+    let last = analysis.moves.last().unwrap();
+    assert_eq!(
+        last.after,
+        Some(score[0].as_f64().unwrap() - score[1].as_f64().unwrap())
+    );
+
+    // Asked again, the same analysis, kept.
+    let (status, again) = instance.get(&path).await;
+    assert_eq!((status, again), (200, body));
+    let (status, missing) = instance
+        .get(&format!("/v1/games/{}/analysis", uuid::Uuid::now_v7()))
+        .await;
+    assert_eq!((status, missing["code"].as_str()), (404, Some("not_found")));
+    world.cleanup().await;
+}
