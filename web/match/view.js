@@ -10,6 +10,7 @@ import { createPanel } from '../panel.js';
 import { webglAvailable } from '../webgl.js';
 import { clock, hasStores, number, reasonText, seatName, signed, timeControlLabel, variantName } from '../format.js';
 import { betweenPeople, clockValues, countdownLeft, hasAi, isHotseat, isLive, isPlayer } from './model.js';
+import { showAnalysis } from './analysis.js';
 
 function button(testid, onclick, extra = {}) {
   return h('button', { type: 'button', class: 'button', 'data-testid': testid, onclick, ...extra });
@@ -60,7 +61,10 @@ export function createGameView({ onPlay, onAction }) {
     h('h2', { class: 'result-title' }),
     h('p', { class: 'result-score' }),
     h('p', { class: 'result-reason' }),
-    h('div', { class: 'result-rating', 'data-testid': 'rating-change' }));
+    h('div', { class: 'result-rating', 'data-testid': 'rating-change' }),
+    h('div', { class: 'result-analysis', 'data-testid': 'analysis' }));
+  // The game whose analysis the result shows (asked for once).
+  let analysed = null;
 
   const offer = h('p', { class: 'offer-note', 'data-testid': 'rematch-offer', hidden: true });
   const notice = h('p', { class: 'offer-note', 'data-testid': 'game-notice', hidden: true });
@@ -291,6 +295,10 @@ export function createGameView({ onPlay, onAction }) {
     setText(result.querySelector('.result-score'), summary.score);
     setText(result.querySelector('.result-reason'), game.result ? reasonLine(game.result) : '');
     result.querySelector('.result-rating').replaceChildren(...ratingLines(game, ctx));
+    if (!live && game.result && game.result.result !== 'aborted' && analysed !== game.id) {
+      analysed = game.id;
+      showAnalysis(result.querySelector('.result-analysis'), game.id, [nameOf(game, 0), nameOf(game, 1)]);
+    }
 
     // Only where the server allows it (made against the AI, or one device;
     // a seat an AI took over does not count), and enabled only when the

@@ -75,6 +75,10 @@ test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, asy
   await page.getByTestId('resign').click();
   await page.getByTestId('confirm-ok').click();
   await page.getByTestId('result').waitFor();
+  // A resigned game is analysed too; this early nothing is proved.
+  await page.getByTestId('analysis-chart').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('analysis').textContent(), /Advanced engine's estimates/);
+  assertNoPageErrors(page);
   const firstUrl = page.url();
   await page.getByTestId('new-game').filter({ hasText: 'Play again' }).click();
   await page.waitForURL((url) => url.href !== firstUrl && /\/game\//.test(url.pathname));

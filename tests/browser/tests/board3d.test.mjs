@@ -56,6 +56,13 @@ test('a whole game on the 3D board and the panel, in Korean', { timeout: 180_000
   const end = await readGame(page);
   assert.equal(end.stores[0] + end.stores[1], 48, 'every stone in a store at the end');
   assert.ok(moves >= 4, `a whole game (${moves} moves of mine)`);
+  // The analysis under the result: the value chart, the mistakes, and
+  // that the late values are the solver's, in Korean.
+  await page.getByTestId('analysis-chart').waitFor({ timeout: 60_000 });
+  const analysis = await page.getByTestId('analysis').textContent();
+  assert.match(analysis, /분석/);
+  assert.match(analysis, /솔버가 증명한 값은 정확합니다/);
+  assert.match(analysis, /한 알 이상 손해 본 수가 없습니다|손해 \(최선:/);
   await shoot(page, '20-3d-game-over');
   await page.setViewportSize(PHONE);
   await three.waitFor();
