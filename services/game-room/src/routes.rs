@@ -186,6 +186,13 @@ fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> Create
     }
 }
 
+/// A game's row, or `not_found`.
+async fn stored_game(postgres: &sqlx::PgPool, id: Uuid) -> Result<store::GameRow, ApiError> {
+    store::game(postgres, id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
+}
+
 /// A game's full record.
 #[utoipa::path(
     get,
@@ -204,9 +211,7 @@ pub(crate) async fn game_record(
 ) -> Result<web::Json<GameRecord>, ApiError> {
     let postgres = &hosted.deps().postgres;
     let id = id.into_inner();
-    let row = store::game(postgres, id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    let row = stored_game(postgres, id).await?;
     let moves = store::moves(postgres, id).await?;
     Ok(web::Json(GameRecord {
         id,
@@ -248,9 +253,7 @@ pub(crate) async fn game_analysis(
 ) -> Result<web::Json<GameAnalysis>, ApiError> {
     let deps = hosted.deps();
     let id = id.into_inner();
-    let row = store::game(&deps.postgres, id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    let row = stored_game(&deps.postgres, id).await?;
     if row.status == GameStatus::Live {
         // Analysis of a game in progress would be a player's second brain.
         return Err(ApiError::new(
