@@ -55,6 +55,10 @@ pub enum ClientMessage {
     /// In a friend's room, after a game: leave the room for good. The room
     /// closes; nobody can start another game in it.
     LeaveRoom,
+    /// On your turn in a game against the AI or on one device (never
+    /// between two people): ask the Advanced engine for a move. Answered
+    /// with `hint`, to this socket only.
+    Hint,
 }
 
 /// The access token stays out of logs.
@@ -71,6 +75,7 @@ impl std::fmt::Debug for ClientMessage {
             ClientMessage::ContinueVsAi => f.write_str("ContinueVsAi"),
             ClientMessage::ClaimVictory => f.write_str("ClaimVictory"),
             ClientMessage::LeaveRoom => f.write_str("LeaveRoom"),
+            ClientMessage::Hint => f.write_str("Hint"),
         }
     }
 }
@@ -143,6 +148,9 @@ pub enum ServerMessage {
     Error(ErrorBody),
     /// The answer to `ping`.
     Pong,
+    /// The answer to `hint`: the engine's move for ply `ply` (drop it once
+    /// that ply has been played).
+    Hint { ply: u32, pit: u8 },
 }
 
 /// Whether a game is being played.

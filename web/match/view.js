@@ -71,6 +71,7 @@ export function createGameView({ onPlay, onAction }) {
 
   const buttons = {
     undo: button('undo', () => onAction('undo')),
+    hint: button('hint', () => onAction('hint')),
     newGame: button('new-game', () => onAction('new-game')),
     rematch: button('rematch', () => onAction('rematch')),
     next: h('a', { class: 'button', 'data-testid': 'next-game' }),
@@ -307,6 +308,19 @@ export function createGameView({ onPlay, onAction }) {
     buttons.undo.hidden = !canTakeBack;
     buttons.undo.disabled = !game.undoable || Boolean(ctx.pending);
     setText(buttons.undo, t('undo'));
+    // Hints where nobody else is playing (never rated), on the player's
+    // turn; the hinted pit is marked on the board and the panel.
+    buttons.hint.hidden = !canTakeBack || game.rated;
+    buttons.hint.disabled = ctx.playableSeat === null || ctx.playableSeat === undefined;
+    setText(buttons.hint, t('hint'));
+    const hinted = ctx.hintPit === null || ctx.hintPit === undefined ? null : ctx.hintPit;
+    for (const pit of el.querySelectorAll('[data-hint]')) delete pit.dataset.hint;
+    if (hinted !== null) {
+      for (const prefix of ['pit', 'panel-pit']) {
+        const pit = el.querySelector(`[data-testid="${prefix}-${ctx.playableSeat}-${hinted}"]`);
+        if (pit) pit.dataset.hint = 'true';
+      }
+    }
 
     // After the end only: during a game it would have to resign this one.
     buttons.newGame.hidden = !(player && (hotseat || game.againstAi) && !live && !game.rematch);

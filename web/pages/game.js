@@ -19,6 +19,7 @@ export function mount(root, { id, mode }) {
   let game = null;
   let pending = null; // the ply of a move sent and not yet acknowledged
   let pendingTimer = null;
+  let hint = null; // the engine's move asked for: {ply, pit}
   let needFreshToken = false;
   let busy = false;
   // The server has accepted this socket (a `state` came): only then may
@@ -65,7 +66,9 @@ export function mount(root, { id, mode }) {
       if (isHotseat(game)) playableSeat = game.turn;
       else if (game.turn === game.you && !game.seats[game.turn].ai) playableSeat = game.you;
     }
-    return { watching, bottom, playableSeat, pending: pending !== null, me: currentPlayer()?.id ?? null, online: joined, roomClosed };
+    // A hint counts only for the ply it was asked for.
+    const hintPit = hint && playableSeat !== null && hint.ply === game.ply + 1 ? hint.pit : null;
+    return { watching, bottom, playableSeat, pending: pending !== null, me: currentPlayer()?.id ?? null, online: joined, roomClosed, hintPit };
   }
 
   function render() {
@@ -98,6 +101,10 @@ export function mount(root, { id, mode }) {
         return;
       case 'elsewhere':
         socket.moveTo(message.d?.url);
+        return;
+      case 'hint':
+        hint = message.d;
+        render();
         return;
       case 'rematch':
         if (!watching && game && isPlayer(game)) {
@@ -169,6 +176,9 @@ export function mount(root, { id, mode }) {
         return;
       case 'undo':
         socket.send({ t: 'undo' });
+        return;
+      case 'hint':
+        socket.send({ t: 'hint' });
         return;
       case 'rematch':
         socket.send({ t: 'rematch' });

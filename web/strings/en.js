@@ -143,6 +143,7 @@ export default {
   rating_change_you: 'Your rating:',
   rating_change_named: '{name}:',
   undo: 'Undo',
+  hint: 'Hint',
   new_game: 'Play again',
   rematch_swap: 'Rematch, sides swapped',
   rematch_accept: 'Accept the rematch',

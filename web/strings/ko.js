@@ -140,6 +140,7 @@ export default {
   rating_change_you: '내 레이팅:',
   rating_change_named: '{name}:',
   undo: '한 수 무르기',
+  hint: '힌트',
   new_game: '다시 하기',
   rematch_swap: '선후공 바꿔서 한 판 더',
   rematch_accept: '한 판 더 받기',

@@ -153,6 +153,19 @@ test('two people on one device start Kalah with five stones a pit and take turns
   await page.getByTestId(`panel-pit-1-${far}`).click();
   await page.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.ply === '3');
   assert.match(await page.getByTestId('store-0').textContent(), /’s store/, 'stores named by player');
+  // A hint for whoever is to move: its pit is marked on the board and the
+  // panel, playable, and gone once a move is made.
+  const hintFor = (await readGame(page)).turn;
+  await page.getByTestId('hint').click();
+  const hinted = page.locator(`[data-testid^="panel-pit-${hintFor}-"][data-hint="true"]`);
+  await hinted.waitFor();
+  assert.equal(await hinted.getAttribute('data-playable'), 'true');
+  const pit = await hinted.getAttribute('data-pit');
+  assert.equal(await page.getByTestId(`pit-${hintFor}-${pit}`).getAttribute('data-hint'), 'true');
+  await shoot(page, '5-hotseat-hint');
+  await hinted.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="game"]').dataset.ply === '4');
+  assert.equal(await page.locator('[data-hint="true"]').count(), 0, 'the hint is gone after the move');
   assertNoPageErrors(page);
 });
 

@@ -3,16 +3,19 @@
 //! its events come back.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use mancala_platform::socket::error_text;
 use mancala_platform::{ApiError, Authenticator, SocketIdentity};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
 use mancala_rules::Side;
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use super::socket::{Inbound, Socket, origin_allowed};
 use super::watch::{self, Watcher};
+use crate::ai;
 use crate::game::host::JoinError;
 use crate::game::host::{Outbound, Request};
 use crate::game::{GameHandle, HostError, HostedGames, Joined};
@@ -279,8 +282,18 @@ async fn serve(
     deps: &crate::game::host::Deps,
 ) {
     let (handle, seats, you) = (seated.handle, seated.seats, seated.you);
+    // The hint being searched for this socket, if any: one at a time.
+    let mut hint: Option<PendingHint> = None;
     loop {
         tokio::select! {
+            (ply, pit) = hint_answer(&mut hint) => {
+                hint = None;
+                if let Some(pit) = pit
+                    && !socket.send(crate::game::host::encode(&ServerMessage::Hint { ply, pit })).await
+                {
+                    return;
+                }
+            }
             inbound = socket.next() => {
                 let request = |request| handle.request(seats.to_vec(), request);
                 let answer = match inbound {
@@ -292,6 +305,20 @@ async fn serve(
                     Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
                     Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
+                    Inbound::Message(ClientMessage::Hint) => match handle.hint(seats.to_vec()).await {
+                        Ok(Ok((ply, search))) => {
+                            if hint.is_none() {
+                                let (tell, answer) = oneshot::channel();
+                                deps.ai.think(search, move |outcome| async move {
+                                    let _ = tell.send(outcome);
+                                });
+                                hint = Some((ply, answer));
+                            }
+                            Ok(Vec::new())
+                        }
+                        Ok(Err(refusal)) => Ok(vec![error_text(refusal.code, &refusal.message)]),
+                        Err(gone) => Err(gone),
+                    },
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::host::encode(&ServerMessage::Pong)]),
                     Inbound::Message(ClientMessage::Auth { .. }) => {
                         socket.send_error(ErrorCode::InvalidInput, "already authenticated").await;
@@ -364,6 +391,21 @@ async fn serve(
                 }
             }
         }
+    }
+}
+
+/// A hint on its way: the ply it is for, and the AI's answer to come.
+type PendingHint = (u32, oneshot::Receiver<ai::Outcome>);
+
+/// The hint's ply and move once the search answers (no move when it found
+/// none, or was cancelled); never, while no hint is pending.
+async fn hint_answer(hint: &mut Option<PendingHint>) -> (u32, Option<u8>) {
+    let Some((ply, answer)) = hint else {
+        return std::future::pending().await;
+    };
+    match answer.await {
+        Ok(ai::Outcome::Move { pit, .. }) => (*ply, Some(pit)),
+        _ => (*ply, None),
     }
 }
 

@@ -1,7 +1,8 @@
-//! Post-game analysis: only of a finished game, exact where the solver
-//! proves it, and kept.
+//! Post-game analysis (only of a finished game, exact where the solver
+//! proves it, and kept) and hints (only where no one else is hurt).
 
 use mancala_ai::{Budget, Solver};
+use mancala_proto::ErrorCode;
 use mancala_proto::game::{GameAnalysis, ServerMessage};
 use mancala_rules::{Game, Kalah, Pit, Side};
 use serde_json::json;
@@ -88,5 +89,49 @@ async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
         .get(&format!("/v1/games/{}/analysis", uuid::Uuid::now_v7()))
         .await;
     assert_eq!((status, missing["code"].as_str()), (404, Some("not_found")));
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn a_hint_comes_on_your_turn_against_the_ai_and_never_between_people() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (human, token) = world.player("Human").await;
+    let game = instance
+        .create(
+            json!({"variant": "oware"}),
+            [seat(human), json!({"ai": {"level": "advanced"}})],
+            false,
+        )
+        .await;
+    let (mut ws, state) = instance.play(&game, &token).await;
+    ws.send(json!({"t": "hint"})).await;
+    let (ply, pit) = ws
+        .until(|message| match message {
+            ServerMessage::Hint { ply, pit } => Some((ply, pit)),
+            _ => None,
+        })
+        .await;
+    assert_eq!(ply, state.ply + 1);
+    assert!(state.legal.contains(&pit), "{pit} in {:?}", state.legal);
+    // The hint is a move like any other.
+    ws.play_move(pit, ply).await;
+    assert_eq!(ws.moved().await.ply, ply);
+
+    // Between two people it would be a second brain: refused, rated or not.
+    let (other, other_token) = world.player("Other").await;
+    for rated in [false, true] {
+        let game = instance
+            .create(
+                json!({"variant": "kalah"}),
+                [seat(human), seat(other)],
+                rated,
+            )
+            .await;
+        let (mut a, _) = instance.play(&game, &token).await;
+        let (_b, _) = instance.play(&game, &other_token).await;
+        a.send(json!({"t": "hint"})).await;
+        a.expect_error(ErrorCode::NotAllowed).await;
+    }
     world.cleanup().await;
 }

@@ -37,7 +37,7 @@ use uuid::Uuid;
 use self::commit::CommitError;
 use super::hosted::{HostedGames, Lease};
 use super::live::{LiveGame, Refusal};
-use crate::ai::{AiPool, Cancel};
+use crate::ai::{self, AiPool, Cancel};
 use crate::config::GameRoomSettings;
 use crate::hub::Hub;
 use crate::store::SeatCheck;
@@ -141,6 +141,10 @@ enum Command {
         you: Option<Side>,
         reply: oneshot::Sender<Vec<ByteString>>,
     },
+    Hint {
+        seats: Vec<Side>,
+        reply: oneshot::Sender<Result<(u32, ai::Request), Refusal>>,
+    },
     Thought {
         version: u64,
         seat: Side,
@@ -204,6 +208,15 @@ impl GameHandle {
 
     pub async fn sync(&self, since: u64, you: Option<Side>) -> Result<Vec<ByteString>, Gone> {
         self.ask(|reply| Command::Sync { since, you, reply }).await
+    }
+
+    /// What to search for a hint: the ply it is for and the AI request,
+    /// or why there is none.
+    pub async fn hint(
+        &self,
+        seats: Vec<Side>,
+    ) -> Result<Result<(u32, ai::Request), Refusal>, Gone> {
+        self.ask(|reply| Command::Hint { seats, reply }).await
     }
 
     /// Releases the game and closes its sockets (they reconnect at once).
@@ -373,6 +386,9 @@ impl Host {
                 let _ = reply.send(check);
             }
             Command::Leave { seats } => self.leave(seats).await,
+            Command::Hint { seats, reply } => {
+                let _ = reply.send(self.hint_request(&seats));
+            }
             Command::Seated {
                 seats,
                 request,

@@ -7,6 +7,7 @@ use mancala_rules::Side;
 use super::commit::CommitError;
 use super::{Command, Host, Next};
 use crate::ai;
+use crate::game::live::Refusal;
 
 impl Host {
     /// Asks the AI for a move when an AI seat is to move: from the
@@ -45,6 +46,23 @@ impl Host {
             let _ = own.send(Command::Thought { version, seat, pit }).await;
         });
         self.thinking = Some(cancel);
+    }
+
+    /// The search behind a hint for the side to move: the Advanced engine
+    /// (a hint should be good, and come within the AI's usual time), and
+    /// the ply the hint is for, so a client can drop one that arrives late.
+    pub(super) fn hint_request(&self, seats: &[Side]) -> Result<(u32, ai::Request), Refusal> {
+        let seat = self.live.decide_hint(seats)?;
+        let info = self.live.info();
+        let seed =
+            self.live.id().as_u64_pair().1 ^ seat.index() as u64 ^ u64::from(self.live.ply()) << 8;
+        let request = ai::Request {
+            game: self.live.rules_game().clone(),
+            variant: info.variant,
+            level: Level::Advanced,
+            seed,
+        };
+        Ok((self.live.ply() + 1, request))
     }
 
     /// Cancels the search under way; it still reports (with nothing).

@@ -578,6 +578,28 @@ impl LiveGame {
         target.ok_or_else(|| Refusal::new(ErrorCode::NotAllowed, "there is nothing to undo"))
     }
 
+    /// Whether a socket holding `seats` may have a hint now: only for the
+    /// side to move, in a game against the AI or on one device (never
+    /// between two people, so never in a rated game).
+    pub fn decide_hint(&self, seats: &[Side]) -> Result<Side, Refusal> {
+        if self.is_over() {
+            return Err(Refusal::new(ErrorCode::GameOver, "the game is over"));
+        }
+        if !(self.info.hotseat() || self.info.against_ai) || self.info.rated {
+            return Err(Refusal::new(
+                ErrorCode::NotAllowed,
+                "hints are for games against the AI or on one device",
+            ));
+        }
+        match self.turn() {
+            Some(turn) if seats.contains(&turn) => Ok(turn),
+            _ => Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                "hints are for your turn",
+            )),
+        }
+    }
+
     /// Whether the player could take a move back now: what `decide_undo`
     /// would grant the game's one person (the seat no AI plays).
     pub fn undoable(&self) -> bool {

@@ -281,6 +281,46 @@ fn undo_against_the_ai_takes_back_the_humans_move_and_the_replies() {
 }
 
 #[test]
+fn hints_are_for_the_side_to_move_where_nobody_else_plays() {
+    let mut against_ai = info(None);
+    against_ai.against_ai = true;
+    against_ai.seats[1].ai = Some("advanced".into());
+    let mut game = LiveGame::new(against_ai);
+    assert_eq!(game.decide_hint(&[Side::South]), Ok(Side::South));
+    play(&mut game, Side::South, 1);
+    assert_eq!(
+        game.decide_hint(&[Side::South]).unwrap_err().code,
+        ErrorCode::NotYourTurn
+    );
+    // On one device, for whichever side is to move.
+    let mut hotseat = info(None);
+    hotseat.seats[1].player = hotseat.seats[0].player;
+    let mut game = LiveGame::new(hotseat);
+    play(&mut game, Side::South, 1);
+    assert_eq!(
+        game.decide_hint(&[Side::South, Side::North]),
+        Ok(Side::North)
+    );
+    // Between two people, rated or not, never; nor after the end.
+    for rated in [false, true] {
+        let mut people = info(None);
+        people.rated = rated;
+        let game = LiveGame::new(people);
+        assert_eq!(
+            game.decide_hint(&[Side::South]).unwrap_err().code,
+            ErrorCode::NotAllowed
+        );
+    }
+    let mut over = LiveGame::new(info(None));
+    let resigned = over.decide_resign(Side::South).unwrap();
+    over.finish(resigned);
+    assert_eq!(
+        over.decide_hint(&[Side::North]).unwrap_err().code,
+        ErrorCode::GameOver
+    );
+}
+
+#[test]
 fn hotseat_undo_takes_back_one_move() {
     let mut hotseat = info(None);
     hotseat.seats[1].player = hotseat.seats[0].player;
