@@ -101,6 +101,10 @@ pub struct GameRoomSettings {
     /// Undos one player may ask, `max/window_seconds`.
     #[arg(env = "APP_LIMIT_UNDOS_PER_PLAYER", default_value = "30/60")]
     pub undos: Limit,
+    /// Hints one player may ask, `max/window_seconds`: each is a search on
+    /// the AI workers that every game's AI shares.
+    #[arg(env = "APP_LIMIT_HINTS_PER_PLAYER", default_value = "20/60")]
+    pub hints: Limit,
 }
 
 /// A socket's message credits: `burst` at once, refilled at `per_second`.

@@ -3,7 +3,6 @@
 //! its events come back.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use mancala_platform::socket::error_text;
 use mancala_platform::{ApiError, Authenticator, SocketIdentity};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
 use mancala_proto::game::ServerMessage;
@@ -316,7 +315,7 @@ async fn serve(
                             }
                             Ok(Vec::new())
                         }
-                        Ok(Err(refusal)) => Ok(vec![error_text(refusal.code, &refusal.message)]),
+                        Ok(Err(refused)) => Ok(vec![refused]),
                         Err(gone) => Err(gone),
                     },
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::host::encode(&ServerMessage::Pong)]),

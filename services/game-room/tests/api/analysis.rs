@@ -7,6 +7,8 @@ use mancala_proto::game::{GameAnalysis, ServerMessage};
 use mancala_rules::{Game, Kalah, Pit, Side};
 use serde_json::json;
 
+use mancala_platform::testing::database_url;
+
 use crate::helpers::{World, seat};
 
 #[actix_web::test]
@@ -95,7 +97,14 @@ async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
 #[actix_web::test]
 async fn a_hint_comes_on_your_turn_against_the_ai_and_never_between_people() {
     let world = World::new().await;
-    let instance = world.instance().await;
+    // Two hints a minute: each is a search on the workers every game's AI
+    // shares.
+    let instance = world
+        .instance_with(
+            &database_url(&world.stores.database),
+            &[("APP_LIMIT_HINTS_PER_PLAYER", "2/60")],
+        )
+        .await;
     let (human, token) = world.player("Human").await;
     let game = instance
         .create(
@@ -114,6 +123,18 @@ async fn a_hint_comes_on_your_turn_against_the_ai_and_never_between_people() {
         .await;
     assert_eq!(ply, state.ply + 1);
     assert!(state.legal.contains(&pit), "{pit} in {:?}", state.legal);
+    // Asked again, a hint for the same ply; a third ask is one too many.
+    ws.send(json!({"t": "hint"})).await;
+    let again = ws
+        .until(|message| match message {
+            ServerMessage::Hint { ply, pit } => Some((ply, pit)),
+            _ => None,
+        })
+        .await;
+    assert_eq!(again.0, ply);
+    assert!(state.legal.contains(&again.1));
+    ws.send(json!({"t": "hint"})).await;
+    ws.expect_error(ErrorCode::RateLimited).await;
     // The hint is a move like any other.
     ws.play_move(pit, ply).await;
     assert_eq!(ws.moved().await.ply, ply);

@@ -16,6 +16,13 @@ use super::{Host, Request, encode};
 use crate::game::live::MoveDecision;
 use crate::game::rematch;
 
+/// What a player is allowed only so often.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Counted {
+    Undos,
+    Hints,
+}
+
 impl Host {
     /// Carries out a seated request; the answer for the asker alone.
     pub(super) async fn request(
@@ -131,7 +138,7 @@ impl Host {
             Ok(ply) => ply,
             Err(refusal) => return Ok(vec![error_text(refusal.code, &refusal.message)]),
         };
-        if let Some(refused) = self.undo_limited(seats).await {
+        if let Some(refused) = self.limited(Counted::Undos, seats).await {
             return Ok(vec![refused]);
         }
         let version = self.live.version() + 1;
@@ -152,23 +159,27 @@ impl Host {
         Ok(Vec::new())
     }
 
-    /// The refusal when the player has undone too much lately: each undo
-    /// restarts the AI's search, so undos are counted per player, across
+    /// The refusal when the player has undone or asked for hints too much
+    /// lately: each restarts or starts a search on the
+    /// shared AI workers, so they are counted per player, across
     /// instances. A Redis outage lets them through.
-    async fn undo_limited(&self, seats: &[Side]) -> Option<ByteString> {
+    pub(super) async fn limited(&self, kind: Counted, seats: &[Side]) -> Option<ByteString> {
         let seat = *seats.first()?;
         let player = self.live.info().seats[seat.index()].player?;
-        let limit = self.deps.settings.undos;
+        let (kind, limit) = match kind {
+            Counted::Undos => ("undos", self.deps.settings.undos),
+            Counted::Hints => ("hints", self.deps.settings.hints),
+        };
         let now = self.deps.clock.now_secs();
         let redis = &self.deps.redis;
-        match ratelimit::hit(redis, "undos", &player.to_string(), limit, now).await {
+        match ratelimit::hit(redis, kind, &player.to_string(), limit, now).await {
             Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_text(
                 ErrorCode::RateLimited,
-                &format!("too many undos; retry in {retry_after} s"),
+                &format!("too many {kind}; retry in {retry_after} s"),
             )),
             Ok(ratelimit::Decision::Allowed { .. }) => None,
             Err(error) => {
-                tracing::warn!(%error, "counting undos");
+                tracing::warn!(%error, kind, "counting");
                 None
             }
         }

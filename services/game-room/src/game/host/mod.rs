@@ -143,7 +143,7 @@ enum Command {
     },
     Hint {
         seats: Vec<Side>,
-        reply: oneshot::Sender<Result<(u32, ai::Request), Refusal>>,
+        reply: oneshot::Sender<Result<(u32, ai::Request), ByteString>>,
     },
     Thought {
         version: u64,
@@ -211,11 +211,11 @@ impl GameHandle {
     }
 
     /// What to search for a hint: the ply it is for and the AI request,
-    /// or why there is none.
+    /// or the error to send.
     pub async fn hint(
         &self,
         seats: Vec<Side>,
-    ) -> Result<Result<(u32, ai::Request), Refusal>, Gone> {
+    ) -> Result<Result<(u32, ai::Request), ByteString>, Gone> {
         self.ask(|reply| Command::Hint { seats, reply }).await
     }
 
@@ -387,7 +387,14 @@ impl Host {
             }
             Command::Leave { seats } => self.leave(seats).await,
             Command::Hint { seats, reply } => {
-                let _ = reply.send(self.hint_request(&seats));
+                let answer = match self.hint_request(&seats) {
+                    Ok(search) => match self.limited(commands::Counted::Hints, &seats).await {
+                        Some(refused) => Err(refused),
+                        None => Ok(search),
+                    },
+                    Err(refusal) => Err(error_text(refusal.code, &refusal.message)),
+                };
+                let _ = reply.send(answer);
             }
             Command::Seated {
                 seats,
