@@ -577,3 +577,110 @@ async fn postgres_going_away_under_load_refuses_moves_then_recovers() {
     drop(arena);
     stores.cleanup().await.unwrap();
 }
+
+/// A request's status, `Retry-After` and time to answer.
+async fn timed_call(
+    method: &str,
+    url: String,
+    token: Option<&str>,
+) -> (u16, Option<u64>, Duration) {
+    let client = mancala_tests::harness::client();
+    let mut request = match method {
+        "POST" => client.post(&url),
+        _ => client.get(&url),
+    };
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let asked = Instant::now();
+    let response =
+        match method {
+            "POST" => request
+                .send_json(
+                    &json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"}),
+                )
+                .await,
+            _ => request.send().await,
+        }
+        .unwrap();
+    let retry = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse().ok());
+    (response.status().as_u16(), retry, asked.elapsed())
+}
+
+#[actix_rt::test]
+async fn a_busy_instance_refuses_new_work_at_once_and_keeps_its_games_going() {
+    let stores = TestStores::new().await.unwrap();
+    let shared = shared();
+    let mut redis = PrivateRedis::start(free_port());
+    let env = environment(&stores, &shared, &redis.url());
+    let arena = start("arena", free_port(), &env).await;
+    let base = arena.base.clone();
+    let games = new_games(&base, &base, &shared.internal_token, 8).await;
+    let player = request(
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(json!({})),
+        None,
+    )
+    .await;
+    let token = player["access_token"].as_str().unwrap().to_owned();
+    let watched = games[0].id.clone();
+    let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let started = Started::default();
+    let count = games.len();
+    let running = actix_rt::spawn({
+        let (bases, started) = (bases.clone(), started.clone());
+        async move { drive_all(games, &bases, 40, &started).await }
+    });
+    until_all_started(&started, count).await;
+    // Redis stops answering: past the instance's limit (a round trip
+    // longer than 250 ms), so it is busy within a few samples.
+    redis.kill();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let answer = timed_call("POST", format!("{base}/v1/auth/guest"), None).await;
+        if answer.0 == 503 && answer.1.is_some() {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "never refused: {answer:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // New work is refused at once, with a time to come back: a sign-in,
+    // a new game, a new watcher.
+    assert_eq!(refused.1, Some(5));
+    assert!(refused.2 < Duration::from_secs(1), "{:?}", refused.2);
+    let game = timed_call("POST", format!("{base}/v1/ai-games"), Some(&token)).await;
+    assert_eq!((game.0, game.1), (503, Some(5)));
+    // (Each service of the process samples the signs itself: the games'
+    // may see them a moment later.)
+    let watch = loop {
+        let watch = timed_call("GET", format!("{base}/v1/games/{watched}/watch"), None).await;
+        if watch.0 == 503 || Instant::now() > deadline {
+            break watch;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!((watch.0, watch.1), (503, Some(5)));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Redis is back: the instance opens again.
+    redis = PrivateRedis::start(redis.port);
+    guest_when_ready(&base).await;
+    // The games went on throughout, and lost nothing.
+    let outcomes = running.await.unwrap();
+    check_records(&base, &outcomes).await;
+    for outcome in &outcomes {
+        assert!(
+            outcome.over || outcome.acknowledged.len() == 40,
+            "{} stalled at {} moves",
+            outcome.id,
+            outcome.acknowledged.len()
+        );
+    }
+    drop(arena);
+    drop(redis);
+    stores.cleanup().await.unwrap();
+}

@@ -64,6 +64,8 @@ pub struct Settings {
     pub jwt_public_key: Option<String>,
     #[command(flatten)]
     pub http: crate::guard::HttpLimits,
+    #[command(flatten)]
+    pub load: crate::load::LoadLimits,
 }
 
 /// Who this process is, among the instances of its service.

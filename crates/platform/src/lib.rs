@@ -11,6 +11,7 @@ pub mod config;
 pub mod guard;
 pub mod http;
 pub mod jwt;
+pub mod load;
 pub mod password;
 pub mod pubsub;
 pub mod ratelimit;
@@ -27,6 +28,7 @@ pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity}
 pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
+pub use load::Load;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};
 pub use stores::{MIGRATOR, Redis, connect_postgres};

@@ -53,8 +53,12 @@ impl GameRoom {
             idle_bytes: room_settings.ai_idle_bytes,
             endgame_stones: room_settings.ai_endgame_stones,
         });
-        let postgres_for_writes = postgres.clone();
+        // The games in progress write through connections of their own, so
+        // a burst of other work (sign-ins, lists, loads) that empties the
+        // shared pool cannot make a move wait for one.
+        let postgres_for_writes = writes_pool(&settings.database_url, &postgres);
         let write_batch = usize::from(room_settings.write_batch);
+        let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let deps = Deps {
             postgres,
             redis,
@@ -64,6 +68,7 @@ impl GameRoom {
             ai,
             snapshots: Default::default(),
             writer: GroupCommit::start(postgres_for_writes, write_batch),
+            load,
         };
         let hosted = HostedGames::new(deps);
         hosted.spawn_room_sweeper();
@@ -90,6 +95,19 @@ impl GameRoom {
             .app_data(web::Data::new(self.internal_token.clone()))
             .configure(routes::configure);
     }
+}
+
+/// The group commit's own pool: two flushes in flight, each on two
+/// connections, and two to spare while a broken one is replaced. Lazy, so
+/// the service starts as before when Postgres is slow to answer. (The URL
+/// already served the shared pool; were it refused here, the writes share.)
+fn writes_pool(url: &mancala_platform::SecretString, shared: &PgPool) -> PgPool {
+    use mancala_platform::ExposeSecret;
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(6)
+        .acquire_timeout(std::time::Duration::from_secs(5))
+        .connect_lazy(url.expose_secret())
+        .unwrap_or_else(|_| shared.clone())
 }
 
 /// The game-room binary: stores connected, migrations run, server bound.

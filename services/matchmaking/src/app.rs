@@ -86,6 +86,7 @@ impl Matchmaking {
             ),
             settings: Arc::new(match_settings),
             rules,
+            load: mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone()),
         };
         let accounts = Accounts::new(
             postgres,

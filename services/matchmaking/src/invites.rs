@@ -62,6 +62,7 @@ pub(crate) async fn create(
     deps: web::Data<QueueDeps>,
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    deps.load.admit("new_game")?;
     let body = body.into_inner();
     crate::games::check_time_control(body.time_control)?;
     let variant = Variant::try_from(body.variant)
@@ -199,6 +200,7 @@ pub(crate) async fn accept(
     code: web::Path<String>,
     deps: web::Data<QueueDeps>,
 ) -> Result<HttpResponse, ApiError> {
+    deps.load.admit("new_game")?;
     let invite = find(&deps, &code).await?;
     if invite.creator.id == caller.player_id {
         return Err(ApiError::new(

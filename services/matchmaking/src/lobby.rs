@@ -283,6 +283,10 @@ impl Lobby {
     }
 
     async fn join(&mut self, player: Uuid, spec: QueueSpec) {
+        if let Err(busy) = self.deps.load.admit("queue") {
+            self.error(busy.code, &busy.message).await;
+            return;
+        }
         let queue = spec.name.as_str();
         let deps = &self.deps;
         let joined = async {

@@ -25,6 +25,8 @@ pub(crate) async fn watch(
     hosted: web::Data<HostedGames>,
 ) -> Result<HttpResponse, ApiError> {
     let deps = hosted.deps().clone();
+    // Watching is new work: a busy instance keeps its CPU for the games.
+    deps.load.admit("watch")?;
     if !origin_allowed(&request, &deps.settings) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,

@@ -8,6 +8,7 @@ use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
 
 use super::names::NameLanguage;
 use super::service::Accounts;
+use crate::queue::pairer::QueueDeps;
 
 /// Mounts `/v1/auth/*` and `/v1/me`.
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
@@ -50,7 +51,9 @@ fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
 pub(crate) async fn guest(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
+    queues: web::Data<QueueDeps>,
 ) -> Result<HttpResponse, ApiError> {
+    queues.load.admit("sign_in")?;
     // Korean visitors get Korean names: the client names its interface
     // language first.
     let language = request
@@ -88,8 +91,10 @@ pub(crate) async fn register(
     request: HttpRequest,
     caller: MaybeAuthenticated,
     accounts: web::Data<Accounts>,
+    queues: web::Data<QueueDeps>,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
+    queues.load.admit("sign_in")?;
     let caller = caller.0.map(|caller| caller.player_id);
     let ip = client_ip(&request, &accounts);
     let session = accounts.register(caller, body.into_inner(), &ip).await?;
@@ -116,8 +121,10 @@ pub(crate) async fn register(
 pub(crate) async fn login(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
+    queues: web::Data<QueueDeps>,
     body: web::Json<Credentials>,
 ) -> Result<web::Json<Session>, ApiError> {
+    queues.load.admit("sign_in")?;
     let ip = client_ip(&request, &accounts);
     Ok(web::Json(accounts.login(body.into_inner(), &ip).await?))
 }

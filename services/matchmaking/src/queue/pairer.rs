@@ -31,6 +31,8 @@ pub struct QueueDeps {
     pub settings: Arc<MatchSettings>,
     pub game_room: GameRoom,
     pub rules: PairingRules,
+    /// Whether the instance takes new work (sign-ins, queue entries, games).
+    pub load: mancala_platform::Load,
 }
 
 pub use mancala_proto::bus::names::player_channel;

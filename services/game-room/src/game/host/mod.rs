@@ -65,6 +65,8 @@ pub struct Deps {
     pub snapshots: crate::ws::snapshots::Snapshots,
     /// The instance's group commit: every hosted game writes through it.
     pub(crate) writer: crate::store::GroupCommit,
+    /// Whether the instance takes new work (watchers).
+    pub load: mancala_platform::Load,
 }
 
 /// What a game's sockets receive from its task.

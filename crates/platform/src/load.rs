@@ -1,0 +1,282 @@
+//! Admission control: whether this instance is past what it can carry,
+//! and, while it is, refusing *new* work (sign-ins, queue entries, new
+//! games, new watchers) at once with `503 unavailable` and `Retry-After`,
+//! so that the games already in progress keep their moves fast instead of
+//! everything timing out together.
+//!
+//! Three signs are sampled a few times a second: how late the runtime
+//! wakes a timer (its event loop is behind), how long a Redis PING takes,
+//! and how long taking a Postgres connection from the pool takes. Any of
+//! them over its limit twice in a row makes the instance busy; it is open
+//! again once all have been under half their limits for a second, so it
+//! does not flap at the edge.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mancala_proto::ErrorCode;
+use sqlx::PgPool;
+
+use crate::http::ApiError;
+use crate::stores::Redis;
+
+/// The limits past which the instance refuses new work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
+pub struct LoadLimits {
+    /// Busy when the event loop wakes a timer this many ms late (0: never).
+    #[arg(env = "APP_OVERLOAD_LOOP_LAG_MS", default_value = "150",
+          value_parser = crate::config::millis)]
+    pub loop_lag: Duration,
+    /// Busy when a Redis round trip takes this many ms (0: never).
+    #[arg(env = "APP_OVERLOAD_REDIS_MS", default_value = "250",
+          value_parser = crate::config::millis)]
+    pub redis: Duration,
+    /// Busy when taking a Postgres connection takes this many ms (0: never).
+    #[arg(env = "APP_OVERLOAD_POSTGRES_WAIT_MS", default_value = "250",
+          value_parser = crate::config::millis)]
+    pub postgres_wait: Duration,
+}
+
+/// How often the signs are read.
+const PERIOD: Duration = Duration::from_millis(250);
+/// Samples over a limit in a row that make the instance busy.
+const BUSY_AFTER: u32 = 2;
+/// Samples all under half their limits in a row that open it again.
+const OPEN_AFTER: u32 = 4;
+/// What a refused client is told to wait, in seconds.
+pub const RETRY_AFTER_SECS: u64 = 5;
+/// The longest a probe waits: a store that does not answer within it is
+/// as good as past any limit.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// One reading of the three signs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub loop_lag: Duration,
+    pub redis: Duration,
+    pub postgres_wait: Duration,
+}
+
+/// The busy/open decision over successive samples (no clock, no IO).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    busy: bool,
+    over_in_a_row: u32,
+    calm_in_a_row: u32,
+}
+
+impl Verdict {
+    /// Whether the instance refuses new work.
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// Takes one sample into account.
+    pub fn observe(&mut self, sample: Sample, limits: &LoadLimits) -> bool {
+        let pairs = [
+            (sample.loop_lag, limits.loop_lag),
+            (sample.redis, limits.redis),
+            (sample.postgres_wait, limits.postgres_wait),
+        ];
+        let set = |limit: Duration| !limit.is_zero();
+        let over = pairs
+            .iter()
+            .any(|&(seen, limit)| set(limit) && seen >= limit);
+        let calm = pairs
+            .iter()
+            .all(|&(seen, limit)| !set(limit) || seen < limit / 2);
+        self.over_in_a_row = if over { self.over_in_a_row + 1 } else { 0 };
+        self.calm_in_a_row = if calm { self.calm_in_a_row + 1 } else { 0 };
+        if self.over_in_a_row >= BUSY_AFTER {
+            self.busy = true;
+        } else if self.calm_in_a_row >= OPEN_AFTER {
+            self.busy = false;
+        }
+        self.busy
+    }
+}
+
+/// This instance's load; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Load {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    busy: AtomicBool,
+    refused: AtomicU64,
+}
+
+impl Load {
+    /// Starts reading the signs of `redis` and `postgres` in the background,
+    /// for as long as the returned handle (or a clone) lives.
+    pub fn start(limits: LoadLimits, redis: Redis, postgres: PgPool) -> Load {
+        let load = Load {
+            inner: Arc::default(),
+        };
+        let watched = Arc::downgrade(&load.inner);
+        tokio::spawn(async move {
+            let mut verdict = Verdict::default();
+            loop {
+                let asleep = Instant::now();
+                tokio::time::sleep(PERIOD).await;
+                let loop_lag = asleep.elapsed().saturating_sub(PERIOD);
+                let Some(inner) = watched.upgrade() else {
+                    return;
+                };
+                let sample = Sample {
+                    loop_lag,
+                    redis: probe_redis(&redis, &limits).await,
+                    postgres_wait: probe_postgres(&postgres, &limits).await,
+                };
+                record(&sample);
+                let busy = verdict.observe(sample, &limits);
+                if inner.busy.swap(busy, Ordering::Relaxed) != busy {
+                    tracing::warn!(
+                        busy,
+                        ?sample,
+                        "admission: the instance is {}",
+                        if busy { "busy" } else { "open again" }
+                    );
+                }
+                metrics::gauge!("load_busy").set(f64::from(u8::from(busy)));
+            }
+        });
+        load
+    }
+
+    /// An instance that never refuses (tests of other things, tools).
+    pub fn unlimited() -> Load {
+        Load {
+            inner: Arc::default(),
+        }
+    }
+
+    /// Whether new work is refused now.
+    pub fn busy(&self) -> bool {
+        self.inner.busy.load(Ordering::Relaxed)
+    }
+
+    /// `Ok` when new work of kind `what` may start; the `503` otherwise.
+    pub fn admit(&self, what: &'static str) -> Result<(), ApiError> {
+        if !self.busy() {
+            return Ok(());
+        }
+        self.inner.refused.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!("admission_refused_total", "what" => what).increment(1);
+        Err(busy_error())
+    }
+}
+
+/// What a refused client gets: `unavailable`, come back in a few seconds.
+pub fn busy_error() -> ApiError {
+    ApiError {
+        retry_after: Some(RETRY_AFTER_SECS),
+        ..ApiError::new(
+            ErrorCode::Unavailable,
+            "the server is busy; try again in a few seconds",
+        )
+    }
+}
+
+async fn probe_redis(redis: &Redis, limits: &LoadLimits) -> Duration {
+    if limits.redis.is_zero() {
+        return Duration::ZERO;
+    }
+    let started = Instant::now();
+    let (mut connection, command) = (redis.connection(), redis::cmd("PING"));
+    let ping = command.query_async::<String>(&mut connection);
+    match tokio::time::timeout(PROBE_TIMEOUT, ping).await {
+        Ok(Ok(_)) => started.elapsed(),
+        _ => PROBE_TIMEOUT,
+    }
+}
+
+async fn probe_postgres(postgres: &PgPool, limits: &LoadLimits) -> Duration {
+    if limits.postgres_wait.is_zero() {
+        return Duration::ZERO;
+    }
+    let started = Instant::now();
+    match tokio::time::timeout(PROBE_TIMEOUT, postgres.acquire()).await {
+        Ok(Ok(_connection)) => started.elapsed(),
+        _ => PROBE_TIMEOUT,
+    }
+}
+
+fn record(sample: &Sample) {
+    metrics::gauge!("load_loop_lag_seconds").set(sample.loop_lag.as_secs_f64());
+    metrics::gauge!("load_redis_seconds").set(sample.redis.as_secs_f64());
+    metrics::gauge!("load_postgres_wait_seconds").set(sample.postgres_wait.as_secs_f64());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn limits() -> LoadLimits {
+        LoadLimits {
+            loop_lag: 100 * MS,
+            redis: 200 * MS,
+            postgres_wait: 200 * MS,
+        }
+    }
+
+    fn sample(loop_lag: u32, redis: u32, postgres_wait: u32) -> Sample {
+        Sample {
+            loop_lag: loop_lag * MS,
+            redis: redis * MS,
+            postgres_wait: postgres_wait * MS,
+        }
+    }
+
+    #[test]
+    fn one_slow_sample_is_a_blip_two_in_a_row_make_the_instance_busy() {
+        let mut verdict = Verdict::default();
+        assert!(!verdict.observe(sample(150, 1, 1), &limits()));
+        assert!(!verdict.observe(sample(1, 1, 1), &limits()));
+        assert!(!verdict.observe(sample(1, 1, 300), &limits()));
+        // Any of the three signs counts.
+        assert!(verdict.observe(sample(1, 250, 1), &limits()));
+    }
+
+    #[test]
+    fn busy_lasts_until_every_sign_has_been_well_under_its_limit_for_a_while() {
+        let mut verdict = Verdict::default();
+        verdict.observe(sample(500, 1, 1), &limits());
+        assert!(verdict.observe(sample(500, 1, 1), &limits()));
+        // Under the limit but not under half of it: still busy.
+        for _ in 0..10 {
+            assert!(verdict.observe(sample(60, 1, 1), &limits()));
+        }
+        for _ in 0..OPEN_AFTER - 1 {
+            assert!(verdict.observe(sample(10, 10, 10), &limits()));
+        }
+        assert!(!verdict.observe(sample(10, 10, 10), &limits()));
+    }
+
+    #[test]
+    fn a_limit_of_zero_is_never_crossed() {
+        let mut verdict = Verdict::default();
+        let off = LoadLimits {
+            loop_lag: Duration::ZERO,
+            ..limits()
+        };
+        for _ in 0..5 {
+            assert!(!verdict.observe(sample(10_000, 1, 1), &off));
+        }
+    }
+
+    #[test]
+    fn a_busy_instance_refuses_with_a_time_to_come_back() {
+        let load = Load::unlimited();
+        assert!(load.admit("sign_in").is_ok());
+        load.inner.busy.store(true, Ordering::Relaxed);
+        let refused = load.admit("sign_in").unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Unavailable);
+        assert_eq!(refused.retry_after, Some(RETRY_AFTER_SECS));
+    }
+}
