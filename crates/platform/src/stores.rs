@@ -28,6 +28,16 @@ pub async fn connect_postgres(
         .await
 }
 
+/// The client's default of 500 ms per response turns a burst on a busy
+/// machine (thousands of players signing in at once) into errors; a Redis
+/// that is really gone fails the connection instead.
+fn manager_config() -> ConnectionManagerConfig {
+    ConnectionManagerConfig::new()
+        .set_number_of_retries(2)
+        .set_connection_timeout(Some(Duration::from_secs(2)))
+        .set_response_timeout(Some(Duration::from_secs(3)))
+}
+
 /// Redis through a reconnecting connection manager, with every key under a
 /// prefix so that deployments and tests can share one server.
 #[derive(Clone)]
@@ -51,18 +61,24 @@ impl Redis {
     /// (later drops reconnect in the background).
     pub async fn connect(url: &SecretString, prefix: &str) -> Result<Redis, redis::RedisError> {
         let client = redis::Client::open(url.expose_secret())?;
-        // The client's default of 500 ms per response turns a burst on a
-        // busy machine (thousands of players signing in at once) into
-        // errors; a Redis that is really gone fails the connection instead.
-        let config = ConnectionManagerConfig::new()
-            .set_number_of_retries(2)
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(3)));
-        let manager = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let manager = ConnectionManager::new_with_config(client.clone(), manager_config()).await?;
         Ok(Redis {
             manager,
             client,
             prefix: Arc::from(prefix),
+        })
+    }
+
+    /// The same Redis over a connection of its own, for traffic that must
+    /// not queue behind everything else on the shared one (a game host's
+    /// lease renewals).
+    pub async fn dedicated(&self) -> Result<Redis, redis::RedisError> {
+        let manager =
+            ConnectionManager::new_with_config(self.client.clone(), manager_config()).await?;
+        Ok(Redis {
+            manager,
+            client: self.client.clone(),
+            prefix: self.prefix.clone(),
         })
     }
 

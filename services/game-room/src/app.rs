@@ -61,6 +61,7 @@ impl GameRoom {
         let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let deps = Deps {
             postgres,
+            leases: crate::game::hosted::LeaseConnection::new(redis.clone()),
             redis,
             hub,
             clock: clock.clone(),

@@ -34,6 +34,33 @@ pub struct Lease {
     millis: u64,
 }
 
+/// The connection game hosts renew their leases on: one of its own, made
+/// on first use, so that a burst of other Redis traffic (sign-ins, lobby
+/// counts, presence) cannot hold a renewal up until the lease lapses and
+/// a live game moves. Until it can be made, the shared one serves.
+#[derive(Clone)]
+pub struct LeaseConnection {
+    shared: Redis,
+    own: std::sync::Arc<tokio::sync::OnceCell<Redis>>,
+}
+
+impl LeaseConnection {
+    pub fn new(shared: Redis) -> LeaseConnection {
+        LeaseConnection {
+            shared,
+            own: Default::default(),
+        }
+    }
+
+    pub async fn redis(&self) -> &Redis {
+        let made = self
+            .own
+            .get_or_try_init(|| async { self.shared.dedicated().await })
+            .await;
+        made.unwrap_or(&self.shared)
+    }
+}
+
 /// Renews the lease while this instance holds it, and takes it back when
 /// nobody does (Redis restarted empty): the host keeps its game rather
 /// than closing every socket. Were another instance to have hosted the

@@ -67,6 +67,8 @@ pub struct Deps {
     pub(crate) writer: crate::store::GroupCommit,
     /// Whether the instance takes new work (watchers).
     pub load: mancala_platform::Load,
+    /// Lease renewals' own Redis connection.
+    pub leases: super::hosted::LeaseConnection,
 }
 
 /// What a game's sockets receive from its task.
@@ -342,7 +344,7 @@ impl Host {
                 },
                 _ = renew.tick() => {
                     self.mark_players().await;
-                    if lease.renew(&self.deps.redis).await {
+                    if lease.renew(self.deps.leases.redis().await).await {
                         Next::Continue
                     } else {
                         tracing::warn!(game = %id, "host lease lost; unloading");
