@@ -36,6 +36,11 @@ pub struct LoadLimits {
     #[arg(env = "APP_OVERLOAD_POSTGRES_WAIT_MS", default_value = "250",
           value_parser = crate::config::millis)]
     pub postgres_wait: Duration,
+    /// Busy when a game's write (a move, an end) waited this many ms for
+    /// its commit, the slowest of a sample's quarter second (0: never).
+    #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "60",
+          value_parser = crate::config::millis)]
+    pub write: Duration,
 }
 
 /// How often the signs are read.
@@ -56,6 +61,8 @@ pub struct Sample {
     pub loop_lag: Duration,
     pub redis: Duration,
     pub postgres_wait: Duration,
+    /// The slowest write of a game since the sample before.
+    pub write: Duration,
 }
 
 /// The busy/open decision over successive samples (no clock, no IO).
@@ -78,6 +85,7 @@ impl Verdict {
             (sample.loop_lag, limits.loop_lag),
             (sample.redis, limits.redis),
             (sample.postgres_wait, limits.postgres_wait),
+            (sample.write, limits.write),
         ];
         let set = |limit: Duration| !limit.is_zero();
         let over = pairs
@@ -107,6 +115,8 @@ pub struct Load {
 struct Inner {
     busy: AtomicBool,
     refused: AtomicU64,
+    /// The slowest game write since the last sample, in µs.
+    slowest_write_us: AtomicU64,
 }
 
 impl Load {
@@ -130,6 +140,7 @@ impl Load {
                     loop_lag,
                     redis: probe_redis(&redis, &limits).await,
                     postgres_wait: probe_postgres(&postgres, &limits).await,
+                    write: Duration::from_micros(inner.slowest_write_us.swap(0, Ordering::Relaxed)),
                 };
                 record(&sample);
                 let busy = verdict.observe(sample, &limits);
@@ -152,6 +163,15 @@ impl Load {
         Load {
             inner: Arc::default(),
         }
+    }
+
+    /// A game's write took `waited` from being asked to being committed:
+    /// the price of a move's durability, which admission protects.
+    pub fn note_write(&self, waited: Duration) {
+        let micros = u64::try_from(waited.as_micros()).unwrap_or(u64::MAX);
+        self.inner
+            .slowest_write_us
+            .fetch_max(micros, Ordering::Relaxed);
     }
 
     /// Whether new work is refused now.
@@ -209,6 +229,7 @@ fn record(sample: &Sample) {
     metrics::gauge!("load_loop_lag_seconds").set(sample.loop_lag.as_secs_f64());
     metrics::gauge!("load_redis_seconds").set(sample.redis.as_secs_f64());
     metrics::gauge!("load_postgres_wait_seconds").set(sample.postgres_wait.as_secs_f64());
+    metrics::gauge!("load_write_seconds").set(sample.write.as_secs_f64());
 }
 
 #[cfg(test)]
@@ -222,6 +243,7 @@ mod tests {
             loop_lag: 100 * MS,
             redis: 200 * MS,
             postgres_wait: 200 * MS,
+            write: 50 * MS,
         }
     }
 
@@ -230,6 +252,7 @@ mod tests {
             loop_lag: loop_lag * MS,
             redis: redis * MS,
             postgres_wait: postgres_wait * MS,
+            write: Duration::ZERO,
         }
     }
 
@@ -239,8 +262,15 @@ mod tests {
         assert!(!verdict.observe(sample(150, 1, 1), &limits()));
         assert!(!verdict.observe(sample(1, 1, 1), &limits()));
         assert!(!verdict.observe(sample(1, 1, 300), &limits()));
-        // Any of the three signs counts.
+        // Any of the signs counts.
         assert!(verdict.observe(sample(1, 250, 1), &limits()));
+        let mut verdict = Verdict::default();
+        let slow_writes = Sample {
+            write: 80 * MS,
+            ..sample(1, 1, 1)
+        };
+        verdict.observe(slow_writes, &limits());
+        assert!(verdict.observe(slow_writes, &limits()));
     }
 
     #[test]

@@ -78,6 +78,8 @@ impl Arena {
         let postgres = connect_postgres(&shared.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&shared.redis_url, &shared.redis_prefix).await?;
+        // One reading of the process's load for every service in it.
+        let load = mancala_platform::Load::start(shared.load, redis.clone(), postgres.clone());
         let matchmaking = Matchmaking::new(
             postgres.clone(),
             redis.clone(),
@@ -85,6 +87,7 @@ impl Arena {
             settings.accounts,
             settings.matching,
             clock.clone(),
+            load.clone(),
         )?;
         let game_room = GameRoom::new(
             postgres.clone(),
@@ -92,6 +95,7 @@ impl Arena {
             shared,
             settings.game_room,
             clock.clone(),
+            load,
         )?;
         let rating = RatingService::new(
             postgres.clone(),

@@ -37,6 +37,7 @@ impl GameRoom {
         settings: &Settings,
         mut room_settings: GameRoomSettings,
         clock: Clock,
+        load: mancala_platform::Load,
     ) -> Result<GameRoom, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
         let authenticator = Authenticator::new(verifier, clock.clone());
@@ -58,7 +59,6 @@ impl GameRoom {
         // shared pool cannot make a move wait for one.
         let postgres_for_writes = writes_pool(&settings.database_url, &postgres);
         let write_batch = usize::from(room_settings.write_batch);
-        let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let deps = Deps {
             postgres,
             leases: crate::game::hosted::LeaseConnection::new(redis.clone()),
@@ -132,12 +132,14 @@ impl Application {
         let postgres = connect_postgres(&settings.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let service = GameRoom::new(
             postgres.clone(),
             redis.clone(),
             &settings,
             room_settings,
             clock,
+            load,
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };

@@ -47,6 +47,7 @@ impl Matchmaking {
         account_settings: AccountSettings,
         mut match_settings: MatchSettings,
         clock: Clock,
+        load: mancala_platform::Load,
     ) -> Result<Matchmaking, StartError> {
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
@@ -86,7 +87,7 @@ impl Matchmaking {
             ),
             settings: Arc::new(match_settings),
             rules,
-            load: mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone()),
+            load,
         };
         let accounts = Accounts::new(
             postgres,
@@ -182,6 +183,7 @@ impl Application {
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let service = Matchmaking::new(
             postgres.clone(),
             redis.clone(),
@@ -189,6 +191,7 @@ impl Application {
             account_settings,
             match_settings,
             clock,
+            load,
         )?;
         service.spawn_housekeeping();
         service.spawn_pairers();

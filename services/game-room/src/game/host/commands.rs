@@ -44,7 +44,14 @@ impl Host {
 
     /// Writes a change of this game under its epoch (see `commit`).
     async fn commit(&self, change: Change) -> Result<(), CommitError> {
-        commit(&self.deps.writer, self.live.id(), self.epoch, change).await
+        commit(
+            &self.deps.writer,
+            &self.deps.load,
+            self.live.id(),
+            self.epoch,
+            change,
+        )
+        .await
     }
 
     /// The seat a socket acts for: the one to move, if it holds it.
@@ -254,6 +261,11 @@ impl Host {
                 ErrorCode::NotAllowed,
                 "a player left the room; it is closed",
             )]);
+        }
+        // A rematch is a new game: a busy instance keeps its capacity for
+        // the games in progress.
+        if let Err(busy) = self.deps.load.admit("rematch") {
+            return Ok(vec![error_text(busy.code, &busy.message)]);
         }
         if rematch::needs_agreement(self.live.info()) {
             match self.rematch_offer {

@@ -12,10 +12,12 @@ pub(crate) use crate::store::{Change, CommitError};
 
 /// Writes `change` to game `game` under `epoch`, committed when this
 /// returns `Ok`. Counted (`game_writes_total` by kind and outcome) and
-/// timed (`game_write_seconds`, the wait for the batch included).
+/// timed (`game_write_seconds`, the wait for the batch included); the
+/// wait is what admission control (`load`) watches.
 #[tracing::instrument(level = "debug", skip_all, fields(%game, kind = change.kind()))]
 pub(super) async fn commit(
     writer: &GroupCommit,
+    load: &mancala_platform::Load,
     game: Uuid,
     epoch: i64,
     change: Change,
@@ -29,7 +31,8 @@ pub(super) async fn commit(
         Err(CommitError::Store(_)) => "failed",
     };
     metrics::counter!("game_writes_total", "kind" => kind, "outcome" => outcome).increment(1);
-    metrics::histogram!("game_write_seconds", "kind" => kind)
-        .record(started.elapsed().as_secs_f64());
+    let waited = started.elapsed();
+    metrics::histogram!("game_write_seconds", "kind" => kind).record(waited.as_secs_f64());
+    load.note_write(waited);
     written
 }
