@@ -449,13 +449,24 @@ impl Opponent {
     }
 }
 
-/// One simulated player, from sign-in to leaving.
-async fn player(ctx: Rc<Ctx>, index: u64) {
+/// How long a player refused or failed waits before the next one of its
+/// slot arrives: the server's `Retry-After` when it is busy.
+const COME_BACK_AFTER: Duration = Duration::from_secs(5);
+
+/// One simulated player, from sign-in to leaving; whether they left on a
+/// refusal or an error (then the next player of the slot comes back only
+/// after a while, as a person told "busy, try again" would, rather than
+/// at once: a load generator that retries at full speed measures its own
+/// storm, not the server).
+async fn player(ctx: Rc<Ctx>, index: u64) -> bool {
     ctx.players.set(ctx.players.get() + 1);
     let mut moves = Moves(0x2545_f491_4f6c_dd1d ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut session = match ctx.api.guest().await {
         Ok(session) => session,
-        Err(error) => return ctx.client_error(&error),
+        Err(error) => {
+            ctx.client_error(&error);
+            return true;
+        }
     };
     let mut signed_in = Instant::now();
     let first = match ctx.args.opponent {
@@ -464,7 +475,10 @@ async fn player(ctx: Rc<Ctx>, index: u64) {
     };
     let mut game = match first {
         Ok(game) => game,
-        Err(error) => return ctx.client_error(&error),
+        Err(error) => {
+            ctx.client_error(&error);
+            return true;
+        }
     };
     for played in 1..=ctx.args.games_per_player {
         // As the web client does: a new access token before the old one
@@ -472,16 +486,24 @@ async fn player(ctx: Rc<Ctx>, index: u64) {
         if signed_in.elapsed() >= Duration::from_secs(session.expires_in / 2) {
             match ctx.api.refresh(&session.refresh_token).await {
                 Ok(fresh) => (session, signed_in) = (fresh, Instant::now()),
-                Err(error) => return ctx.client_error(&error),
+                Err(error) => {
+                    ctx.client_error(&error);
+                    return true;
+                }
             }
         }
         let rematch = played < ctx.args.games_per_player;
         match play(&ctx, &game, &session.access_token, &mut moves, rematch).await {
             Ok(Some(next)) => game = next,
-            Ok(None) => return,
-            Err(error) => return ctx.client_error(&error),
+            // No rematch although one was asked for: refused.
+            Ok(None) => return rematch,
+            Err(error) => {
+                ctx.client_error(&error);
+                return true;
+            }
         }
     }
+    false
 }
 
 /// One watcher: follows live games (or the featured one) until the end.
@@ -873,7 +895,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                             tokio::time::sleep(arrives).await;
                             let mut round = 0u64;
                             while !ctx.over() {
-                                player(ctx.clone(), slot + round * 1_000_000).await;
+                                if player(ctx.clone(), slot + round * 1_000_000).await {
+                                    tokio::time::sleep(COME_BACK_AFTER).await;
+                                }
                                 round += 1;
                             }
                         })
