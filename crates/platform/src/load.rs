@@ -38,7 +38,7 @@ pub struct LoadLimits {
     pub postgres_wait: Duration,
     /// Busy when a game's write (a move, an end) waited this many ms for
     /// its commit, the slowest of a sample's quarter second (0: never).
-    #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "60",
+    #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "200",
           value_parser = crate::config::millis)]
     pub write: Duration,
 }
