@@ -114,7 +114,6 @@ pub struct Load {
 #[derive(Debug, Default)]
 struct Inner {
     busy: AtomicBool,
-    refused: AtomicU64,
     /// The slowest game write since the last sample, in µs.
     slowest_write_us: AtomicU64,
 }
@@ -184,7 +183,6 @@ impl Load {
         if !self.busy() {
             return Ok(());
         }
-        self.inner.refused.fetch_add(1, Ordering::Relaxed);
         metrics::counter!("admission_refused_total", "what" => what).increment(1);
         Err(busy_error())
     }

@@ -6,11 +6,10 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
 use mancala_proto::game::{
-    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, GameStatus,
-    GameSummary, SeatRequest,
+    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, GameSummary,
+    SeatRequest,
 };
 use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
-use mancala_rules::{Game, Pit, Variant};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -18,6 +17,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::game::host::Deps;
+use crate::game::load::LoadError;
 use crate::game::{HostedGames, ranked};
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
@@ -186,13 +186,6 @@ fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> Create
     }
 }
 
-/// A game's row, or `not_found`.
-async fn stored_game(postgres: &sqlx::PgPool, id: Uuid) -> Result<store::GameRow, ApiError> {
-    store::game(postgres, id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))
-}
-
 /// A game's full record.
 #[utoipa::path(
     get,
@@ -211,7 +204,9 @@ pub(crate) async fn game_record(
 ) -> Result<web::Json<GameRecord>, ApiError> {
     let postgres = &hosted.deps().postgres;
     let id = id.into_inner();
-    let row = stored_game(postgres, id).await?;
+    let row = store::game(postgres, id)
+        .await?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
     let moves = store::moves(postgres, id).await?;
     Ok(web::Json(GameRecord {
         id,
@@ -253,33 +248,26 @@ pub(crate) async fn game_analysis(
 ) -> Result<web::Json<GameAnalysis>, ApiError> {
     let deps = hosted.deps();
     let id = id.into_inner();
-    let row = stored_game(&deps.postgres, id).await?;
-    if row.status == GameStatus::Live {
+    // The game as hosts load it: its row and moves in one snapshot,
+    // replayed through the rules.
+    let live = crate::game::load::load(&deps.postgres, id)
+        .await
+        .map_err(|error| match error {
+            LoadError::Postgres(error) => ApiError::from(error),
+            LoadError::Corrupt(error) => {
+                tracing::error!(%error, %id, "a stored game does not replay");
+                ApiError::internal()
+            }
+        })?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such game"))?;
+    if !live.is_over() {
         // Analysis of a game in progress would be a player's second brain.
         return Err(ApiError::new(
             ErrorCode::NotAllowed,
             "a game is analysed once it is over",
         ));
     }
-    let moves = store::moves(&deps.postgres, id).await?;
-    let variant = Variant::try_from(row.variant()).map_err(|error| {
-        tracing::error!(%error, %id, "a stored game's variant");
-        ApiError::internal()
-    })?;
-    let mut game = Game::from_variant(variant);
-    for stored in &moves {
-        let played = Pit::new(stored.played.pit)
-            .map_err(|error| error.to_string())
-            .and_then(|pit| {
-                game.play(pit)
-                    .map(|_| ())
-                    .map_err(|error| error.to_string())
-            });
-        if let Err(error) = played {
-            tracing::error!(%error, %id, "a stored game does not replay");
-            return Err(ApiError::internal());
-        }
-    }
+    let game = live.rules_game().clone();
     match deps.ai.analyse(id, game).await {
         Ok(analysis) => Ok(web::Json((*analysis).clone())),
         Err(_) => Err(ApiError {
