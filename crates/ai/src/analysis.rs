@@ -153,6 +153,10 @@ fn verdicts<P: Evaluate>(
     // same game always gets the same analysis.
     let mut estimator = Ai::<P>::new(Level::Advanced, 0).ok();
     let mut verdicts = vec![None; prefixes.len()];
+    // Taken from the end back, positions mostly get harder to prove: once a
+    // proof runs out of nodes, the earlier ones would too, each spending its
+    // whole budget for nothing, so they go straight to the estimate.
+    let mut proving = true;
     for (index, prefix) in prefixes.iter().enumerate().rev() {
         let position = prefix.position();
         if position.is_over() {
@@ -167,14 +171,17 @@ fn verdicts<P: Evaluate>(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let proof = Budget::nodes(plan.proof_nodes).with_stop(stop.clone());
-        if let Some(solution) = prove(position, &proof) {
-            verdicts[index] = Some(Verdict {
-                value: f64::from(solution.value),
-                best: solution.best,
-                exact: true,
-            });
-            continue;
+        if proving {
+            let proof = Budget::nodes(plan.proof_nodes).with_stop(stop.clone());
+            if let Some(solution) = prove(position, &proof) {
+                verdicts[index] = Some(Verdict {
+                    value: f64::from(solution.value),
+                    best: solution.best,
+                    exact: true,
+                });
+                continue;
+            }
+            proving = false;
         }
         let Some(estimator) = estimator.as_mut() else {
             break;
@@ -285,6 +292,30 @@ mod tests {
             // The opening is far from the end: no proof there.
             assert!(!reviews[0].exact());
         }
+    }
+
+    #[test]
+    fn once_a_proof_fails_the_earlier_positions_are_estimated_without_trying() {
+        let game = random_game(Variant::Kalah(Default::default()), 6)
+            .concrete::<Kalah>()
+            .unwrap();
+        let mut solver = Solver::new(1 << 20);
+        let mut proved = Vec::new();
+        let verdicts = verdicts(&game, &plan(), &Arc::default(), |position, budget| {
+            // Nothing with more than 20 stones left proves.
+            let solution = (position.stones_in_pits() <= 20)
+                .then(|| solver.solve(position, budget))
+                .flatten();
+            proved.push(solution.is_some());
+            solution
+        });
+        assert_eq!(
+            proved.iter().position(|&ok| !ok),
+            Some(proved.len() - 1),
+            "tried after the first failure: {proved:?}"
+        );
+        assert!(verdicts.iter().all(Option::is_some));
+        assert!(!verdicts[0].as_ref().unwrap().exact);
     }
 
     #[test]

@@ -8,18 +8,18 @@
 //! is ranked by the combinatorial number system (stars and bars), so the
 //! table is dense: `C(k + p, p)` one-byte entries for at most `k` stones.
 
-use mancala_rules::{Kalah, KalahOptions, Position, Side};
+use mancala_rules::{Kalah, KalahOptions, Position};
+
+use crate::rank::Ranks;
+use crate::solver::{Board, Rules};
 
 /// Exact gains for positions with at most `max_stones` stones in the pits.
 #[derive(Clone, Debug)]
 pub struct Endgame {
     options: KalahOptions,
     max_stones: u8,
-    /// `binomial[n][k]` for the ranks, rows of fixed width so that a rank
-    /// costs no pointer chasing.
-    binomial: Vec<[u64; 13]>,
-    /// Index of the first configuration with `s` stones.
-    offsets: Vec<u64>,
+    /// A configuration's index is its rank.
+    ranks: Ranks,
     /// Gains, `UNKNOWN` while building.
     values: Vec<i8>,
 }
@@ -42,37 +42,23 @@ impl Endgame {
     /// Builds the table for `options` and positions with at most
     /// `max_stones` stones in the pits (capped at the board's stones).
     pub fn build(options: KalahOptions, max_stones: u8) -> Endgame {
-        let pits = usize::from(options.pits());
-        let places = 2 * pits;
         let board_stones = 2 * options.pits() * options.seeds();
         let max_stones = max_stones.min(board_stones);
-        let top = usize::from(max_stones) + places + 1;
-        let mut binomial = vec![[0u64; 13]; top + 1];
-        for n in 0..=top {
-            binomial[n][0] = 1;
-            for k in 1..=places.min(n) {
-                binomial[n][k] =
-                    binomial[n - 1][k - 1] + if k < n { binomial[n - 1][k] } else { 0 };
-            }
-        }
-        let mut offsets = Vec::with_capacity(usize::from(max_stones) + 2);
-        let mut total = 0u64;
-        for stones in 0..=usize::from(max_stones) {
-            offsets.push(total);
-            total += binomial[stones + places - 1][places - 1];
-        }
-        offsets.push(total);
+        let ranks = Ranks::new(options.pits());
+        let total = ranks.count(max_stones);
         let mut table = Endgame {
             options,
             max_stones,
-            binomial,
-            offsets,
+            ranks,
             values: vec![UNKNOWN; total as usize],
         };
-        let mut counts = vec![0u8; places];
-        let mut next = 0;
-        for stones in 0..=max_stones {
-            table.fill_layer(&mut counts, places - 1, stones, board_stones, &mut next);
+        match options.pits() {
+            1 => Builder::<1>::new(&mut table).fill(),
+            2 => Builder::<2>::new(&mut table).fill(),
+            3 => Builder::<3>::new(&mut table).fill(),
+            4 => Builder::<4>::new(&mut table).fill(),
+            5 => Builder::<5>::new(&mut table).fill(),
+            _ => Builder::<6>::new(&mut table).fill(),
         }
         table
     }
@@ -95,150 +81,124 @@ impl Endgame {
         self.values.len()
     }
 
+    /// The gains, indexed by rank ([`crate::rank`]).
+    pub(crate) fn values(&self) -> &[i8] {
+        &self.values
+    }
+
     /// The exact gain of the player to move, if the position is covered:
     /// the final store difference minus the current one.
-    #[inline]
     pub fn gain(&self, position: &Kalah) -> Option<i32> {
-        if !self.covers(position.options()) || position.stones_in_pits() > self.max_stones {
+        if !self.covers(position.options())
+            || position.is_over()
+            || position.stones_in_pits() > self.max_stones
+        {
             return None;
         }
-        let value = self.values[self.index_of(position)];
+        let value = self.values[self.ranks.rank_position(position) as usize];
         (value != UNKNOWN).then_some(i32::from(value))
+    }
+}
+
+/// Fills a table of boards of `P` pits a side.
+struct Builder<'a, const P: usize> {
+    ranks: &'a Ranks,
+    rules: Rules,
+    values: &'a mut [i8],
+    max_stones: u8,
+}
+
+impl<'a, const P: usize> Builder<'a, P> {
+    fn new(table: &'a mut Endgame) -> Builder<'a, P> {
+        Builder {
+            ranks: &table.ranks,
+            rules: Rules::of(table.options),
+            values: &mut table.values,
+            max_stones: table.max_stones,
+        }
+    }
+
+    /// Solves every configuration, fewest stones first, each stone count in
+    /// the order of the ranks, so that the table is written front to back
+    /// and a configuration's own entry is the next byte, not a miss to
+    /// memory.
+    fn fill(&mut self) {
+        let mut places = [0u8; 12];
+        let mut next = 0;
+        for stones in 0..=self.max_stones {
+            self.fill_layer(&mut places, 2 * P - 1, stones, &mut next);
+        }
     }
 
     /// Visits every configuration of `left` stones in the places up to
-    /// `place` and solves it, in the order of their indices (the last place
-    /// counts down slowest), so that the table is written front to back and
-    /// each configuration's own entry is `next`, not a miss to memory.
-    fn fill_layer(
-        &mut self,
-        counts: &mut [u8],
-        place: usize,
-        left: u8,
-        board_stones: u8,
-        next: &mut usize,
-    ) {
+    /// `place` (the last place counts down slowest: the ranks' order).
+    fn fill_layer(&mut self, places: &mut [u8; 12], place: usize, left: u8, next: &mut usize) {
         if place == 0 {
-            counts[0] = left;
+            places[0] = left;
             let index = *next;
             *next += 1;
-            if self.values[index] != UNKNOWN {
-                return;
-            }
-            if let Some(position) = self.position(counts, board_stones)
-                && !position.is_over()
-            {
-                debug_assert_eq!(self.index_of(&position), index);
-                self.solve_at(&position, index);
+            let board = Board::<P>::from_places(&places[..2 * P]);
+            if self.values[index] == UNKNOWN && !board.is_over(self.rules) {
+                debug_assert_eq!(self.ranks.rank(board) as usize, index);
+                self.solve_at(board, index);
             }
             return;
         }
         for here in (0..=left).rev() {
-            counts[place] = here;
-            self.fill_layer(counts, place - 1, left - here, board_stones, next);
+            places[place] = here;
+            self.fill_layer(places, place - 1, left - here, next);
         }
     }
 
-    /// The position with these pits (the mover's first), South to move.
-    fn position(&self, counts: &[u8], board_stones: u8) -> Option<Kalah> {
-        let pits = usize::from(self.options.pits());
-        let in_pits: u8 = counts.iter().sum();
-        let mut rows = [[0u8; 6]; 2];
-        rows[0][..pits].copy_from_slice(&counts[..pits]);
-        rows[1][..pits].copy_from_slice(&counts[pits..]);
-        Kalah::from_parts(self.options, rows, [board_stones - in_pits, 0], Side::South).ok()
-    }
-
-    /// The gain of `position`, solving the positions it leads to first.
+    /// The gain of `board` (not over, rank `index`), solving the boards it
+    /// leads to first.
     ///
     /// The table is far larger than the caches, so a child's value is a
-    /// miss to memory: every child's index is worked out first and their
+    /// miss to memory: every child's rank is worked out first and their
     /// values read together, letting the processor wait for all the misses
     /// at once rather than one after another.
-    fn solve(&mut self, position: &Kalah) -> i32 {
-        if position.is_over() {
-            return 0;
-        }
-        let index = self.index_of(position);
-        if self.values[index] != UNKNOWN {
-            return i32::from(self.values[index]);
-        }
-        self.solve_at(position, index)
-    }
-
-    /// [`Endgame::solve`] for a position not over and not yet solved, whose
-    /// index is `index`.
-    fn solve_at(&mut self, position: &Kalah, index: usize) -> i32 {
-        let me = position.turn();
-        let difference = |p: &Kalah| i32::from(p.store(me)) - i32::from(p.store(me.opponent()));
-        let before = difference(position);
+    fn solve_at(&mut self, board: Board<P>, index: usize) -> i32 {
         const OVER: usize = usize::MAX;
-        let mut children = [(*position, OVER, 0i32); 6];
+        let mut children = [(board, OVER, 0i32, false); 6];
         let mut count = 0;
-        for pit in position.legal_moves() {
-            let child = position.play_unchecked(pit);
-            let at = if child.is_over() {
+        let mut moves = board.moves();
+        while moves != 0 {
+            let pit = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
+            let played = board.play(pit, self.rules);
+            let at = if played.over {
                 OVER
             } else {
-                self.index_of(&child)
+                self.ranks.rank(played.board) as usize
             };
-            children[count] = (child, at, difference(&child) - before);
+            children[count] = (played.board, at, played.step, played.same);
             count += 1;
         }
         let mut known = [0i8; 6];
-        for (value, (_, at, _)) in known.iter_mut().zip(&children[..count]) {
-            *value = if *at == OVER { 0 } else { self.values[*at] };
+        for (value, &(_, at, _, _)) in known.iter_mut().zip(&children[..count]) {
+            *value = if at == OVER { 0 } else { self.values[at] };
         }
         let mut best = i32::MIN;
-        for ((child, _, step), value) in children[..count].iter().zip(known) {
+        for (&(child, at, step, same), value) in children[..count].iter().zip(known) {
             // Kalah cannot cycle, so this recursion ends: a child keeps the
             // stone count only when the turn passes and no stone is stored.
             let rest = if value == UNKNOWN {
-                self.solve(child)
+                self.solve_at(child, at)
             } else {
                 i32::from(value)
             };
-            let value = if child.turn() == me {
-                step + rest
-            } else {
-                step - rest
-            };
-            best = best.max(value);
+            best = best.max(if same { step + rest } else { step - rest });
         }
         // |gain| <= stones in the pits <= 72, so it fits a byte.
         self.values[index] = best as i8;
         best
     }
-
-    /// The dense index of a position's pits, seen from the player to move.
-    #[inline]
-    fn index_of(&self, position: &Kalah) -> usize {
-        let pits = usize::from(self.options.pits());
-        let key = position.pits_key().to_le_bytes();
-        // The key is mover-relative: the mover's pits, their store (zeroed),
-        // the opponent's pits.
-        let mut rank = 0u64;
-        let mut bar = 0usize;
-        let mut stones = 0usize;
-        for place in 0..2 * pits - 1 {
-            let byte = if place < pits {
-                key[place]
-            } else {
-                key[place + 1]
-            };
-            bar += usize::from(byte);
-            stones += usize::from(byte);
-            // Bar `place` sits after the stones so far and the bars before it.
-            rank += self.binomial[bar + place][place + 1];
-        }
-        let last = usize::from(key[2 * pits]);
-        stones += last;
-        (self.offsets[stones] + rank) as usize
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use mancala_rules::Side;
+
     use super::*;
     use crate::{Budget, Solver};
 

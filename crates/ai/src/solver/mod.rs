@@ -1,0 +1,262 @@
+//! The exact Kalah solver: MTD(f) over the final stone difference, with a
+//! transposition table keyed on the pits alone, futility bounds and move
+//! ordering that tries extra turns first (after "Solving Kalah", Irving,
+//! Donkers and Uiterwijk, 2000).
+//!
+//! A position's stores never change how it plays out, only the final score,
+//! so the solver works with the *gain*: the final store difference minus the
+//! current one, for the player to move. Positions that differ only in their
+//! stores share one table entry, and the gain is bounded by the stones left
+//! in the pits, which cuts off hopeless lines at once.
+
+use std::sync::Arc;
+
+use mancala_rules::{Game, Kalah, Pit, Position, Side};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::Rng;
+
+use crate::budget::Budget;
+use crate::endgame::Endgame;
+use crate::eval::SCALE;
+use crate::player::Decision;
+use crate::rank::Ranks;
+
+mod board;
+mod search;
+mod table;
+
+pub(crate) use board::{Board, Rules};
+use search::Search;
+pub use table::SolverTable;
+
+/// A solved position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// South's final store minus North's under perfect play.
+    pub value: i32,
+    /// Every move of the player to move that achieves `value`, lowest pit
+    /// first. Empty when the game is over.
+    pub best: Vec<Pit>,
+    /// Nodes visited.
+    pub nodes: u64,
+}
+
+/// Where a solve stands: `lower <= value <= upper` for the player to move's
+/// gain, after `nodes` nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub lower: i32,
+    pub upper: i32,
+    pub nodes: u64,
+}
+
+/// An exact Kalah solver. Keep one for a whole game, or share one table
+/// between every solver of a process ([`Solver::sharing`]): what one proof
+/// learns makes the next one cheap.
+#[derive(Clone, Debug)]
+pub struct Solver {
+    table: Option<Arc<SolverTable>>,
+    /// Bytes of the table this solver makes when it has none (or none for
+    /// the rules of the position it is asked about).
+    table_bytes: usize,
+    ranks: Option<Ranks>,
+    /// Shared: one table serves every solver of a process.
+    endgame: Option<Arc<Endgame>>,
+}
+
+impl Solver {
+    /// Table memory of the `mancala solve` command unless told otherwise.
+    pub const DEFAULT_TABLE_BYTES: usize = 1 << 30;
+
+    /// A solver with a table of its own of about `table_bytes` bytes, made
+    /// on its first proof (for that position's rules).
+    pub fn new(table_bytes: usize) -> Solver {
+        Solver {
+            table: None,
+            table_bytes,
+            ranks: None,
+            endgame: None,
+        }
+    }
+
+    /// A solver that uses `table`, which other solvers may share, for
+    /// positions of its rules (and a table of its own of the same size for
+    /// any others).
+    pub fn sharing(table: Arc<SolverTable>) -> Solver {
+        Solver {
+            table_bytes: table.bytes(),
+            table: Some(table),
+            ranks: None,
+            endgame: None,
+        }
+    }
+
+    /// Bytes held by the transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.table.as_ref().map_or(0, |table| table.bytes())
+    }
+
+    /// This solver, answering positions with few stones left from an
+    /// endgame table instead of searching them.
+    #[must_use]
+    pub fn with_endgame(mut self, endgame: impl Into<Arc<Endgame>>) -> Solver {
+        self.endgame = Some(endgame.into());
+        self
+    }
+
+    /// Solves `position`, or returns `None` when the budget runs out first.
+    pub fn solve(&mut self, position: &Kalah, budget: &Budget) -> Option<Solution> {
+        self.solve_with_progress(position, budget, |_| {})
+    }
+
+    /// [`Solver::solve`], reporting after each narrowing of the bounds and
+    /// every 2^24 nodes.
+    pub fn solve_with_progress(
+        &mut self,
+        position: &Kalah,
+        budget: &Budget,
+        progress: impl FnMut(Progress),
+    ) -> Option<Solution> {
+        let south_view = |gain: i32| {
+            let score = position.score();
+            let me = position.turn();
+            let sign = if me == Side::South { 1 } else { -1 };
+            sign * (i32::from(score[me.index()]) - i32::from(score[me.opponent().index()]) + gain)
+        };
+        if position.is_over() {
+            return Some(Solution {
+                value: south_view(0),
+                best: vec![],
+                nodes: 0,
+            });
+        }
+        let (gain, best, nodes) = match position.options().pits() {
+            1 => self.prove::<1>(position, budget, progress),
+            2 => self.prove::<2>(position, budget, progress),
+            3 => self.prove::<3>(position, budget, progress),
+            4 => self.prove::<4>(position, budget, progress),
+            5 => self.prove::<5>(position, budget, progress),
+            _ => self.prove::<6>(position, budget, progress),
+        }?;
+        Some(Solution {
+            value: south_view(gain),
+            best: best
+                .into_iter()
+                .filter_map(|offset| Pit::new(offset as u8 + 1).ok())
+                .collect(),
+            nodes,
+        })
+    }
+
+    /// The gain of `position` (not over), its best moves as offsets and the
+    /// nodes spent, on a board of `P` pits a side.
+    fn prove<const P: usize>(
+        &mut self,
+        position: &Kalah,
+        budget: &Budget,
+        progress: impl FnMut(Progress),
+    ) -> Option<(i32, Vec<usize>, u64)> {
+        let options = position.options();
+        let table = match &self.table {
+            Some(table) if table.covers(options) => table.clone(),
+            _ => {
+                let table = Arc::new(SolverTable::new(options, self.table_bytes));
+                self.table = Some(table.clone());
+                table
+            }
+        };
+        let ranks = match self.ranks.take() {
+            Some(ranks) if ranks.covers(options) => ranks,
+            _ => Ranks::new(options.pits()),
+        };
+        let endgame = self
+            .endgame
+            .as_deref()
+            .filter(|endgame| endgame.covers(options))
+            .map_or(&[][..], Endgame::values);
+        let mut search = Search::<_, P> {
+            table: &table,
+            ranks: &ranks,
+            rules: Rules::of(options),
+            endgame,
+            budget,
+            progress,
+            nodes: 0,
+            aborted: false,
+        };
+        let solved = search.solve(Board::of(position));
+        let nodes = search.nodes;
+        self.ranks = Some(ranks);
+        solved.map(|(gain, best)| (gain, best, nodes))
+    }
+}
+
+/// The lazily built solver of a `Perfect` AI: only Kalah ever allocates it.
+#[derive(Debug, Default)]
+pub struct SolverCache {
+    solver: Option<Solver>,
+    endgame: Option<Arc<Endgame>>,
+}
+
+impl SolverCache {
+    /// Table memory of a playing `Perfect` AI.
+    pub const TABLE_BYTES: usize = 24 << 20;
+
+    /// Bytes held: nothing until the first proof is tried.
+    pub fn bytes(&self) -> usize {
+        self.solver.as_ref().map_or(0, Solver::table_bytes)
+    }
+
+    /// Answers positions with few stones from `endgame` (shared with the
+    /// process's other AIs), from the next proof on.
+    pub fn set_endgame(&mut self, endgame: Arc<Endgame>) {
+        if let Some(solver) = &mut self.solver {
+            solver.endgame = Some(endgame.clone());
+        }
+        self.endgame = Some(endgame);
+    }
+
+    /// Whether proofs use an endgame table.
+    pub fn has_endgame(&self) -> bool {
+        self.endgame.is_some()
+    }
+
+    pub(crate) fn solver(&mut self) -> &mut Solver {
+        let endgame = &self.endgame;
+        self.solver.get_or_insert_with(|| {
+            let solver = Solver::new(SolverCache::TABLE_BYTES);
+            match endgame {
+                Some(table) => solver.with_endgame(table.clone()),
+                None => solver,
+            }
+        })
+    }
+}
+
+/// A perfect move for a Kalah game, chosen at random among the best, or
+/// `None` when the budget ran out before the proof.
+pub(crate) fn perfect_kalah_move(
+    game: &Game<Kalah>,
+    cache: &mut SolverCache,
+    budget: &Budget,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Option<Decision> {
+    let position = game.position();
+    let solution = cache.solver().solve(position, budget)?;
+    if solution.best.is_empty() {
+        return None;
+    }
+    let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
+    let sign = if position.turn() == Side::South {
+        1
+    } else {
+        -1
+    };
+    Some(Decision {
+        pit,
+        value: sign * solution.value * SCALE,
+        depth: 0,
+        nodes: solution.nodes,
+        exact: true,
+    })
+}
