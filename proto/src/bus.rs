@@ -6,7 +6,11 @@
 //! `LobbyServerMessage`s as they are.
 //!
 //! Names are unprefixed: each service adds its deployment's Redis prefix
-//! (`mancala_platform::Redis::key`).
+//! (`mancala_platform::Redis::key`). A name's part in braces is its hash
+//! tag: on a Redis Cluster it alone picks the slot, so what must live on
+//! one shard shares a tag. A game's channels, lease, presence and watchers
+//! carry the game's id (`{g:<id>}`), so a game touches one shard; the two
+//! lobby counts share `{lobby}`, since a socket updates both at once.
 
 /// Channel and key names.
 pub mod names {
@@ -15,14 +19,14 @@ pub mod names {
     /// A game's channel, for its watchers: its events, watcher counts and
     /// rating change.
     pub fn game_channel(game: Uuid) -> String {
-        format!("game:{game}")
+        format!("game:{{g:{game}}}")
     }
 
     /// What a game's host hears: watcher counts and the rating change (also
     /// on [`game_channel`]). Apart from the events so that the host, which
     /// publishes every move, does not hear each one back.
     pub fn game_control_channel(game: Uuid) -> String {
-        format!("game:{game}:control")
+        format!("game:{{g:{game}}}:control")
     }
 
     /// A player's channel: lobby messages for their lobby sockets
@@ -35,28 +39,57 @@ pub mod names {
     pub const RATINGS_CHANNEL: &str = "ratings";
 
     /// Players with a socket open, scored by when that stops counting.
-    pub const ONLINE: &str = "online";
+    pub const ONLINE: &str = "lobby:{lobby}:online";
 
     /// Players in a live game, scored the same way.
-    pub const PLAYING: &str = "playing";
+    pub const PLAYING: &str = "lobby:{lobby}:playing";
 
     /// Which seats of a game have a player connected.
     pub fn presence(game: Uuid) -> String {
-        format!("presence:{game}")
+        format!("presence:{{g:{game}}}")
     }
 
     /// A game's watchers per instance.
     pub fn watchers(game: Uuid) -> String {
-        format!("watchers:{game}")
+        format!("watchers:{{g:{game}}}")
     }
 
     /// The host lease of a game.
     pub fn game_lease(game: Uuid) -> String {
-        format!("lease:game:{game}")
+        format!("lease:game:{{g:{game}}}")
     }
 
     /// Where each game-room instance is reached.
     pub const INSTANCES: &str = "instances";
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::names;
+
+    /// The hash tag of a name: what is between its first `{` and the next `}`.
+    fn tag(name: &str) -> &str {
+        let open = name.find('{').map_or(0, |at| at + 1);
+        let close = name[open..].find('}').map_or(name.len(), |at| open + at);
+        &name[open..close]
+    }
+
+    #[test]
+    fn what_one_game_touches_shares_its_tag() {
+        let game = uuid::Uuid::now_v7();
+        let names = [
+            names::game_channel(game),
+            names::game_control_channel(game),
+            names::presence(game),
+            names::watchers(game),
+            names::game_lease(game),
+        ];
+        assert!(
+            names.iter().all(|name| tag(name) == format!("g:{game}")),
+            "{names:?}"
+        );
+        assert_eq!(tag(names::ONLINE), tag(names::PLAYING));
+    }
 }
 
 /// What crosses a game's channel. The payload is the socket message

@@ -516,11 +516,21 @@ pub enum InvalidGame {
     RoomNeedsTwo,
     #[error("{}", TimeControl::LIMITS)]
     TimeControl,
+    /// Game ids carry the time they were made (UUIDv7): the game history
+    /// is partitioned by it.
+    #[error("a game id is a UUIDv7")]
+    IdVersion,
 }
 
 impl CreateGame {
     /// Parses the request into a [`GameRequest`], or says what is wrong.
     pub fn validate(self) -> Result<GameRequest, InvalidGame> {
+        if self
+            .id
+            .is_some_and(|id| id.get_version() != Some(uuid::Version::SortRand))
+        {
+            return Err(InvalidGame::IdVersion);
+        }
         let variant = mancala_rules::Variant::try_from(self.variant)
             .map_err(|error| InvalidGame::Variant(error.to_string()))?;
         if !variant.is_playable() {
@@ -762,5 +772,10 @@ mod tests {
             increment_secs: 0,
         });
         assert_eq!(refused(slow), InvalidGame::TimeControl);
+        let mut old_style = request([player(1), player(2)], false, false);
+        old_style.id = Some(Uuid::new_v4());
+        assert_eq!(refused(old_style.clone()), InvalidGame::IdVersion);
+        old_style.id = Some(Uuid::now_v7());
+        assert!(old_style.validate().is_ok());
     }
 }

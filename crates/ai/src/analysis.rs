@@ -13,11 +13,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use mancala_rules::{AnyPosition, Game, Kalah, Mangala, Oware, Pit, Position, Side};
 
+use crate::book::Book;
 use crate::budget::Budget;
-use crate::endgame::Endgame;
 use crate::eval::{Evaluate, SCALE};
 use crate::player::{Ai, Chooser, Level};
-use crate::solver::{Solution, Solver};
+use crate::solver::{ProofTables, Solution};
 
 /// How much work one analysis may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +84,13 @@ impl MoveReview {
 }
 
 /// Reviews every move of `game`. `stop`, once set, ends the work: the
-/// positions not reached by then have no verdict. Kalah proofs answer
-/// positions with few stones from `endgame` when given.
+/// positions not reached by then have no verdict. Kalah positions come
+/// from the opening book where it has them, else from proofs with
+/// `tables` (a table of the plan's size when none is shared).
 pub fn analyse(
     game: &Game<AnyPosition>,
     plan: &AnalysisPlan,
-    endgame: Option<Arc<Endgame>>,
+    tables: &ProofTables,
     stop: Arc<AtomicBool>,
 ) -> Vec<MoveReview> {
     let start = *game.start();
@@ -98,12 +99,17 @@ pub fn analyse(
             let Some(game) = game.concrete::<Kalah>() else {
                 return Vec::new();
             };
-            let mut solver = Solver::new(plan.solver_bytes);
-            if let Some(table) = endgame {
-                solver = solver.with_endgame(table);
-            }
+            let mut solver = tables.solver(plan.solver_bytes);
+            let book = Book::standard();
             verdicts(&game, plan, &stop, |position, budget| {
-                solver.solve(position, budget)
+                match book.lookup(position) {
+                    Some(known) => Some(Solution {
+                        value: known.value,
+                        best: known.best,
+                        nodes: 0,
+                    }),
+                    None => solver.solve(position, budget),
+                }
             })
         }
         AnyPosition::Oware(_) => match game.concrete::<Oware>() {
@@ -215,6 +221,7 @@ mod tests {
     use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
     use super::*;
+    use crate::solver::Solver;
 
     /// A whole game of random legal moves.
     fn random_game(variant: Variant, seed: u64) -> Game<AnyPosition> {
@@ -239,7 +246,7 @@ mod tests {
     #[test]
     fn a_kalah_game_s_late_positions_are_proved_and_agree_with_a_fresh_solve() {
         let game = random_game(Variant::Kalah(Default::default()), 3);
-        let reviews = analyse(&game, &plan(), None, Arc::default());
+        let reviews = analyse(&game, &plan(), &ProofTables::default(), Arc::default());
         assert_eq!(reviews.len(), game.moves().len());
         let last = reviews.last().unwrap();
         let score = game.position().score();
@@ -281,7 +288,7 @@ mod tests {
     fn oware_and_mangala_are_estimated_and_say_so() {
         for variant in [Variant::Oware, Variant::Mangala] {
             let game = random_game(variant, 5);
-            let reviews = analyse(&game, &plan(), None, Arc::default());
+            let reviews = analyse(&game, &plan(), &ProofTables::default(), Arc::default());
             assert_eq!(reviews.len(), game.moves().len());
             assert!(
                 reviews
@@ -322,7 +329,7 @@ mod tests {
     fn a_stopped_analysis_leaves_the_early_positions_without_a_verdict() {
         let game = random_game(Variant::Kalah(Default::default()), 4);
         let stop = Arc::new(AtomicBool::new(true));
-        let reviews = analyse(&game, &plan(), None, stop);
+        let reviews = analyse(&game, &plan(), &ProofTables::default(), stop);
         assert_eq!(reviews.len(), game.moves().len());
         assert!(reviews[0].before.is_none() && reviews[0].loss().is_none());
         // The final position needs no work.

@@ -32,17 +32,25 @@ impl AnyAi {
         Ok(AnyAi { inner })
     }
 
-    /// Proves Kalah positions with few stones left from `endgame`, shared
-    /// with the process's other AIs (other variants have no solver).
-    pub fn set_endgame(&mut self, endgame: std::sync::Arc<crate::Endgame>) {
+    /// Proves Kalah positions with `tables`, shared with the process's
+    /// other AIs (other variants have no solver).
+    pub fn share(&mut self, tables: &crate::ProofTables) {
         if let Inner::Kalah(ai) = &mut self.inner {
-            ai.set_endgame(endgame);
+            ai.share(tables);
         }
     }
 
-    /// Whether a `Perfect` Kalah AI that could use an endgame table lacks one.
-    pub fn wants_endgame(&self) -> bool {
-        matches!(&self.inner, Inner::Kalah(ai) if ai.level() == Level::Perfect && !ai.has_endgame())
+    /// Whether it proves positions: a `Perfect` Kalah AI.
+    pub fn proves(&self) -> bool {
+        matches!(&self.inner, Inner::Kalah(ai) if ai.level() == Level::Perfect)
+    }
+
+    /// The tables its proofs use (none shared unless given).
+    pub fn proof_tables(&self) -> Option<&crate::ProofTables> {
+        match &self.inner {
+            Inner::Kalah(ai) => Some(ai.proof_tables()),
+            _ => None,
+        }
     }
 
     /// Whether `level` plays games of `variant` (only Kalah is solved, so

@@ -21,6 +21,7 @@
 
 mod analysis;
 mod any;
+mod book;
 mod budget;
 mod calibration;
 mod endgame;
@@ -33,10 +34,11 @@ mod table;
 
 pub use analysis::{AnalysisPlan, MoveReview, Verdict, analyse};
 pub use any::AnyAi;
+pub use book::{Book, BookEntry, BookError, BookMove};
 pub use budget::Budget;
 pub use calibration::{level_near, rating};
 pub use endgame::Endgame;
 pub use eval::{Evaluate, SCALE};
 pub use player::{Ai, Chooser, Decision, Level, LevelUnavailable, UnknownLevel};
 pub use search::{SearchResult, Searcher};
-pub use solver::{Progress, Solution, Solver, SolverCache, SolverTable};
+pub use solver::{Progress, ProofTables, Solution, Solver, SolverCache, SolverTable};

@@ -73,8 +73,10 @@ impl Level {
     pub const ADVANCED_NODES: u64 = 600_000;
 
     /// Nodes a `Perfect` move may spend on its proof by default, after an
-    /// `Advanced` search that it falls back on (about 0.25 s in all).
-    pub const PERFECT_NODES: u64 = 500_000;
+    /// `Advanced` search that it falls back on: at most about 1.5 s of one
+    /// core with a warm shared table, usually far less (positions off the
+    /// opening book but a few moves in prove in a fraction of it).
+    pub const PERFECT_NODES: u64 = 3_000_000;
 
     /// The lower-case name: `beginner`, `intermediate`, `advanced`, `perfect`.
     pub const fn name(self) -> &'static str {
@@ -164,15 +166,15 @@ impl<P: Evaluate> Ai<P> {
         })
     }
 
-    /// Proves positions with few stones left from `endgame`, shared with
-    /// the process's other AIs (only a `Perfect` AI proves anything).
-    pub fn set_endgame(&mut self, endgame: std::sync::Arc<crate::Endgame>) {
-        self.solver.set_endgame(endgame);
+    /// Proves with `tables`, shared with the process's other AIs (only a
+    /// `Perfect` AI proves anything).
+    pub fn share(&mut self, tables: &crate::ProofTables) {
+        self.solver.share(tables);
     }
 
-    /// Whether its proofs use an endgame table.
-    pub fn has_endgame(&self) -> bool {
-        self.solver.has_endgame()
+    /// The tables its proofs use.
+    pub fn proof_tables(&self) -> &crate::ProofTables {
+        self.solver.tables()
     }
 
     /// The level.

@@ -7,7 +7,8 @@ use serde_json::json;
 
 use crate::Failure;
 use crate::matches::{
-    Contestant, PERFECT_ENDGAME_STONES, Plan, Tally, perfect_endgame, play_match, threads_or_cores,
+    Contestant, PERFECT_ENDGAME_STONES, PERFECT_TABLE_MB, Plan, Tally, perfect_tables, play_match,
+    threads_or_cores,
 };
 use crate::position_args::PositionArgs;
 
@@ -73,10 +74,18 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<(), Failure> {
     if args.with_perfect {
         contestants.push(Contestant::Ai(Level::Perfect));
     }
-    // Perfect proves with the endgame table the server's AI uses.
-    let perfect = Contestant::Ai(Level::Perfect);
-    let endgame = perfect_endgame(variant, [perfect, perfect], PERFECT_ENDGAME_STONES)
-        .filter(|_| args.with_perfect);
+    // Perfect proves with the tables the server's AI uses.
+    let perfect = if args.with_perfect {
+        Contestant::Ai(Level::Perfect)
+    } else {
+        Contestant::Random
+    };
+    let tables = perfect_tables(
+        variant,
+        [perfect, perfect],
+        PERFECT_ENDGAME_STONES,
+        PERFECT_TABLE_MB,
+    );
     let n = contestants.len();
     let mut scores = vec![vec![0.0; n]; n];
     let mut games = vec![vec![0.0; n]; n];
@@ -91,13 +100,14 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<(), Failure> {
                 seed: args.seed.wrapping_add((i * n + j) as u64),
                 random_plies: 2,
                 nodes: None,
-                endgame: endgame.clone(),
+                tables: tables.clone(),
             };
             eprintln!(
                 "playing {} vs {} ({} games)",
                 contestants[i], contestants[j], args.games
             );
             let tally: Tally = play_match(&plan, threads_or_cores(args.threads), &|_| {})
+                .map(|report| report.tally)
                 .map_err(Failure::Usage)?;
             let points = tally.score() * f64::from(tally.games());
             scores[i][j] = points;

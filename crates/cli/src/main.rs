@@ -1,7 +1,9 @@
 //! `mancala`: the rules engine on the command line.
 
 mod ai;
+mod book;
 mod calibrate;
+mod huge_pages;
 mod matches;
 mod perft;
 mod position_args;
@@ -34,10 +36,18 @@ enum Command {
     Match(matches::MatchArgs),
     /// Rate the AI levels by a round robin between them and a random mover.
     Calibrate(calibrate::CalibrateArgs),
+    /// Build or check the `Perfect` AI's opening book.
+    Book(book::BookArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Solve(_) | Command::Match(_) | Command::Calibrate(_) | Command::Book(_)
+    ) {
+        huge_pages::ask();
+    }
     let result = match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Perft(args) => perft::run(&args),
@@ -45,6 +55,7 @@ fn main() -> ExitCode {
         Command::Ai(args) => ai::run(&args),
         Command::Match(args) => matches::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
+        Command::Book(args) => book::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

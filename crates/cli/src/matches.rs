@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_ai::{AnyAi, Budget, Chooser, Decision, Endgame, Level};
+use mancala_ai::{AnyAi, Budget, Chooser, Decision, Endgame, Level, ProofTables, SolverTable};
 use mancala_rules::{AnyPosition, Game, Pit, Position, Variant, Winner};
 use serde_json::json;
 
@@ -75,23 +75,39 @@ pub(crate) struct MatchArgs {
     /// every game, as the server's AI does (0: none).
     #[arg(long, default_value_t = PERFECT_ENDGAME_STONES)]
     endgame_stones: u8,
+    /// Kalah: megabytes of the solver's table that every `Perfect` player
+    /// shares, as the server's AI does.
+    #[arg(long, default_value_t = PERFECT_TABLE_MB)]
+    solver_table_mb: usize,
 }
 
 /// Stones in the pits up to which `Perfect` proves from an endgame table
-/// (30 MB, about 10 s to build on one core).
+/// (30 MB, a few seconds to build on one core).
 pub(crate) const PERFECT_ENDGAME_STONES: u8 = 16;
 
-/// The endgame table a match's `Perfect` Kalah players share, if any.
-pub(crate) fn perfect_endgame(
+/// Megabytes of the solver's table the `Perfect` players of a match share
+/// (the server's default).
+pub(crate) const PERFECT_TABLE_MB: usize = 256;
+
+/// The tables a match's `Perfect` Kalah players share: one solver table,
+/// and the endgame table unless `stones` is 0. None without a `Perfect`
+/// Kalah player.
+pub(crate) fn perfect_tables(
     variant: Variant,
     contestants: [Contestant; 2],
     stones: u8,
-) -> Option<Arc<Endgame>> {
+    table_mb: usize,
+) -> ProofTables {
     let Variant::Kalah(options) = variant else {
-        return None;
+        return ProofTables::default();
     };
-    let perfect = contestants.contains(&Contestant::Ai(Level::Perfect));
-    (perfect && stones > 0).then(|| Arc::new(Endgame::build(options, stones)))
+    if !contestants.contains(&Contestant::Ai(Level::Perfect)) {
+        return ProofTables::default();
+    }
+    ProofTables {
+        table: Some(Arc::new(SolverTable::new(options, table_mb << 20))),
+        endgame: (stones > 0).then(|| Arc::new(Endgame::build(options, stones))),
+    }
 }
 
 /// Results from A's side.
@@ -235,15 +251,13 @@ impl Seat {
         variant: Variant,
         seed: u64,
         nodes: Option<u64>,
-        endgame: Option<&Arc<Endgame>>,
+        tables: &ProofTables,
     ) -> Result<Seat, String> {
         Ok(match contestant {
             Contestant::Random => Seat::Random(RandomPlayer(seed)),
             Contestant::Ai(level) => {
                 let mut ai = AnyAi::new(variant, level, seed).map_err(|error| error.to_string())?;
-                if let Some(table) = endgame {
-                    ai.set_endgame(table.clone());
-                }
+                ai.share(tables);
                 let budget = nodes.map_or_else(|| level.default_budget(), Budget::nodes);
                 Seat::Ai(Box::new(ai), budget)
             }
@@ -270,13 +284,22 @@ pub(crate) struct Plan {
     pub(crate) seed: u64,
     pub(crate) random_plies: usize,
     pub(crate) nodes: Option<u64>,
-    /// The endgame table `Perfect` players prove with, shared by all.
-    pub(crate) endgame: Option<Arc<Endgame>>,
+    /// The tables `Perfect` players prove with, shared by all.
+    pub(crate) tables: ProofTables,
 }
 
-/// Plays game `index` of a match; `Some(true)` when A wins, `Some(false)`
-/// when B wins.
-pub(crate) fn play_game(plan: &Plan, index: usize) -> Result<Option<bool>, String> {
+/// How one game of a match went.
+pub(crate) struct Played {
+    /// `Some(true)` when A won, `Some(false)` when B did, `None` for a draw.
+    pub(crate) a_won: Option<bool>,
+    /// Whether A moved first.
+    pub(crate) a_first: bool,
+    /// How long each of A's moves took to choose.
+    pub(crate) a_times: Vec<std::time::Duration>,
+}
+
+/// Plays game `index` of a match.
+pub(crate) fn play_game(plan: &Plan, index: usize) -> Result<Played, String> {
     let Plan {
         variant,
         a,
@@ -286,34 +309,64 @@ pub(crate) fn play_game(plan: &Plan, index: usize) -> Result<Option<bool>, Strin
         nodes,
         ..
     } = *plan;
-    let endgame = plan.endgame.as_ref();
+    let tables = &plan.tables;
     let game_seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
     let mut seats = [
-        Seat::new(a, variant, game_seed, nodes, endgame)?,
-        Seat::new(b, variant, game_seed ^ 1, nodes, endgame)?,
+        Seat::new(a, variant, game_seed, nodes, tables)?,
+        Seat::new(b, variant, game_seed ^ 1, nodes, tables)?,
     ];
     // A is South in even games; both games of a pair share their opening.
     let a_seat = index % 2;
     let mut opening = RandomPlayer(seed ^ (index / 2) as u64);
     let mut game = Game::from_variant(variant);
+    let mut a_times = Vec::new();
     while !game.position().is_over() {
         let pit = if game.ply() < random_plies {
             opening.pick(game.position())
         } else {
             let side = game.position().turn().index();
             let seat = if side == a_seat { 0 } else { 1 };
-            seats[seat].choose(&game)
+            let began = std::time::Instant::now();
+            let pit = seats[seat].choose(&game);
+            if seat == 0 {
+                a_times.push(began.elapsed());
+            }
+            pit
         };
         let pit = pit.ok_or("a player had no move in a game that was not over")?;
         game.play(pit)
             .map_err(|error| format!("a player chose an illegal move: {error}"))?;
     }
     let outcome = game.outcome().ok_or("the game did not end")?;
-    Ok(match outcome.winner {
-        Winner::Draw => None,
-        Winner::Player(winner) => Some(winner.index() == a_seat),
+    Ok(Played {
+        a_won: match outcome.winner {
+            Winner::Draw => None,
+            Winner::Player(winner) => Some(winner.index() == a_seat),
+        },
+        a_first: a_seat == 0,
+        a_times,
     })
+}
+
+impl Tally {
+    fn add(&mut self, a_won: Option<bool>) {
+        match a_won {
+            Some(true) => self.a_wins += 1,
+            Some(false) => self.b_wins += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
+/// A match's results: in all, by A's side, and A's move times.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Report {
+    pub(crate) tally: Tally,
+    /// The games A moved first in, and second.
+    pub(crate) first: Tally,
+    pub(crate) second: Tally,
+    pub(crate) a_times: Vec<std::time::Duration>,
 }
 
 /// Plays a match on `threads` threads, reporting each finished game.
@@ -321,10 +374,10 @@ pub(crate) fn play_match(
     plan: &Plan,
     threads: usize,
     on_game: &(dyn Fn(&Tally) + Sync),
-) -> Result<Tally, String> {
+) -> Result<Report, String> {
     let games = plan.games;
     let next = AtomicUsize::new(0);
-    let tally = Mutex::new(Tally::default());
+    let report = Mutex::new(Report::default());
     let failure = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
@@ -335,15 +388,17 @@ pub(crate) fn play_match(
                         break;
                     }
                     match play_game(plan, index) {
-                        Ok(result) => {
-                            let mut tally =
-                                tally.lock().unwrap_or_else(|poison| poison.into_inner());
-                            match result {
-                                Some(true) => tally.a_wins += 1,
-                                Some(false) => tally.b_wins += 1,
-                                None => tally.draws += 1,
+                        Ok(played) => {
+                            let mut report =
+                                report.lock().unwrap_or_else(|poison| poison.into_inner());
+                            report.tally.add(played.a_won);
+                            if played.a_first {
+                                report.first.add(played.a_won);
+                            } else {
+                                report.second.add(played.a_won);
                             }
-                            on_game(&tally);
+                            report.a_times.extend(played.a_times);
+                            on_game(&report.tally);
                         }
                         Err(error) => {
                             *failure.lock().unwrap_or_else(|poison| poison.into_inner()) =
@@ -361,9 +416,25 @@ pub(crate) fn play_match(
     {
         return Err(error);
     }
-    Ok(tally
+    Ok(report
         .into_inner()
         .unwrap_or_else(|poison| poison.into_inner()))
+}
+
+/// The move-time line of a report: percentiles of A's moves.
+fn times_line(times: &mut [std::time::Duration]) -> Option<String> {
+    times.sort_unstable();
+    let at = |share: f64| times[((times.len() - 1) as f64 * share).round() as usize];
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    (!times.is_empty()).then(|| {
+        format!(
+            "A's moves: {} in all, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            times.len(),
+            ms(at(0.5)),
+            ms(at(0.99)),
+            ms(at(1.0))
+        )
+    })
 }
 
 pub(crate) fn threads_or_cores(threads: Option<usize>) -> usize {
@@ -391,15 +462,24 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
         seed: args.seed,
         random_plies: args.random_plies,
         nodes: args.nodes,
-        endgame: perfect_endgame(variant, [args.a, args.b], args.endgame_stones),
+        tables: perfect_tables(
+            variant,
+            [args.a, args.b],
+            args.endgame_stones,
+            args.solver_table_mb,
+        ),
     };
-    let tally =
+    let mut report =
         play_match(&plan, threads_or_cores(args.threads), &on_game).map_err(Failure::Usage)?;
     progress.finish_and_clear();
+    let tally = report.tally;
     if args.json {
+        let side = |t: &Tally| json!({"a_wins": t.a_wins, "draws": t.draws, "b_wins": t.b_wins});
         println!(
             "{}",
-            json!({"a_wins": tally.a_wins, "draws": tally.draws, "b_wins": tally.b_wins, "score": tally.score()})
+            json!({"a_wins": tally.a_wins, "draws": tally.draws, "b_wins": tally.b_wins,
+                   "score": tally.score(), "a_first": side(&report.first),
+                   "a_second": side(&report.second)})
         );
     } else {
         println!(
@@ -412,7 +492,16 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
             "A: {} wins, {} draws, {} losses",
             tally.a_wins, tally.draws, tally.b_wins
         );
+        for (name, side) in [("first", &report.first), ("second", &report.second)] {
+            println!(
+                "A moving {name}: {} wins, {} draws, {} losses",
+                side.a_wins, side.draws, side.b_wins
+            );
+        }
         for line in score_lines(&tally) {
+            println!("{line}");
+        }
+        if let Some(line) = times_line(&mut report.a_times) {
             println!("{line}");
         }
     }

@@ -26,10 +26,20 @@ pub struct Settings {
     #[arg(env = "DATABASE_URL", hide_env_values = true, value_parser = secret,
           default_value = "postgres://postgres@127.0.0.1:5432/mancala")]
     pub database_url: SecretString,
+    /// A read replica of Postgres (may hold a password): profiles, game
+    /// records, live lists and leaderboards are read from it, which may lag
+    /// the primary by its replication delay. Unset: everything is read
+    /// from the primary.
+    #[arg(env = "DATABASE_READ_URL", hide_env_values = true, value_parser = secret)]
+    pub database_read_url: Option<SecretString>,
     /// Redis, for what is shared and fast (may hold a password).
     #[arg(env = "REDIS_URL", hide_env_values = true, value_parser = secret,
           default_value = "redis://127.0.0.1:6379")]
     pub redis_url: SecretString,
+    /// `single` (one server) or `cluster` (a Redis Cluster, Redis 7: then
+    /// `REDIS_URL` lists one or more of its nodes, comma separated).
+    #[arg(env = "APP_REDIS_MODE", value_enum, default_value = "single")]
+    pub redis_mode: crate::kv::RedisMode,
     /// Prefixed to every Redis key, so deployments (and tests) can share
     /// one Redis.
     #[arg(env = "APP_REDIS_PREFIX", default_value = "mancala:")]

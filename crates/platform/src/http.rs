@@ -13,7 +13,6 @@ use actix_web::http::header::{HeaderValue, RETRY_AFTER};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use mancala_proto::{ErrorBody, ErrorCode};
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use crate::stores::Redis;
@@ -260,7 +259,7 @@ async fn readyz(readiness: web::Data<Readiness>) -> Result<HttpResponse, ApiErro
         .fetch_one(&readiness.postgres)
         .await
         .is_ok();
-    let mut connection: ConnectionManager = readiness.redis.connection();
+    let mut connection = readiness.redis.connection();
     let redis = redis::cmd("PING")
         .query_async::<String>(&mut connection)
         .await

@@ -11,6 +11,7 @@ pub mod config;
 pub mod guard;
 pub mod http;
 pub mod jwt;
+pub mod kv;
 pub mod load;
 pub mod password;
 pub mod pubsub;
@@ -28,7 +29,8 @@ pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity}
 pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
+pub use kv::{Redis, RedisMode};
 pub use load::Load;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};
-pub use stores::{MIGRATOR, Redis, connect_postgres};
+pub use stores::{MIGRATOR, connect_postgres, read_pool};

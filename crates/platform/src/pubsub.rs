@@ -9,6 +9,11 @@
 //! Publishing never waits for Redis: a publish joins the instance's outbox,
 //! and one task sends whatever queued meanwhile as one pipeline (a write
 //! and a round trip for many messages), in order.
+//!
+//! On a Redis Cluster the channels are sharded (`SSUBSCRIBE`, `SPUBLISH`):
+//! a channel lives on the shard of its hash tag (a game's channels on its
+//! game's shard), so a message goes to one shard instead of every node, and
+//! the outbox goes out as one pipeline per shard.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +22,7 @@ use std::time::Duration;
 use bytestring::ByteString;
 use futures_util::StreamExt;
 use redis::aio::PubSubSink;
+use redis::cluster_async::ClusterConnection;
 use tokio::sync::broadcast;
 
 use crate::stores::Redis;
@@ -43,7 +49,30 @@ struct Inner {
     redis: Redis,
     outbox: tokio::sync::mpsc::Sender<(String, String)>,
     channels: Mutex<HashMap<String, broadcast::Sender<ByteString>>>,
-    sink: tokio::sync::Mutex<Option<PubSubSink>>,
+    sink: tokio::sync::Mutex<Option<Sink>>,
+}
+
+/// Where subscriptions are made: one server's pub/sub connection, or a
+/// cluster connection whose sharded messages come back as pushes.
+enum Sink {
+    Single(PubSubSink),
+    Cluster(ClusterConnection),
+}
+
+impl Sink {
+    async fn subscribe(&mut self, channel: &str) -> redis::RedisResult<()> {
+        match self {
+            Sink::Single(sink) => sink.subscribe(channel).await,
+            Sink::Cluster(connection) => connection.ssubscribe(channel).await,
+        }
+    }
+
+    async fn unsubscribe(&mut self, channel: &str) -> redis::RedisResult<()> {
+        match self {
+            Sink::Single(sink) => sink.unsubscribe(channel).await,
+            Sink::Cluster(connection) => connection.sunsubscribe(channel).await,
+        }
+    }
 }
 
 /// A subscription to one channel; unsubscribes when the last one for the
@@ -143,37 +172,89 @@ impl PubSub {
 
     async fn read_forever(self) {
         loop {
-            match self.inner.redis.pubsub().await {
-                Ok(pubsub) => {
-                    let (mut sink, mut stream) = pubsub.split();
-                    // Holding the sink's lock while resubscribing: a
-                    // subscription made meanwhile waits, then finds the sink.
-                    let mut slot = self.inner.sink.lock().await;
-                    let channels: Vec<String> = self.channels().keys().cloned().collect();
-                    let mut subscribed = true;
-                    for channel in channels {
-                        subscribed &= sink.subscribe(&channel).await.is_ok();
-                    }
-                    if subscribed {
-                        *slot = Some(sink);
-                    }
-                    drop(slot);
-                    if subscribed {
-                        while let Some(message) = stream.next().await {
-                            let Ok(payload) = message.get_payload::<String>() else {
-                                continue;
-                            };
-                            if let Some(sender) = self.channels().get(message.get_channel_name()) {
-                                let _ = sender.send(ByteString::from(payload));
-                            }
-                        }
-                        *self.inner.sink.lock().await = None;
-                    }
-                    tracing::warn!("redis pub/sub connection lost; reconnecting");
-                }
-                Err(error) => tracing::warn!(%error, "redis pub/sub unavailable; retrying"),
+            if self.inner.redis.is_cluster() {
+                self.read_shards().await;
+            } else {
+                self.read_server().await;
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    /// Makes `sink` the place of subscriptions, subscribed to every channel
+    /// listened to now; false (and no sink) if a subscription failed.
+    async fn install(&self, mut sink: Sink) -> bool {
+        // Holding the sink's lock while resubscribing: a subscription made
+        // meanwhile waits, then finds the sink.
+        let mut slot = self.inner.sink.lock().await;
+        let channels: Vec<String> = self.channels().keys().cloned().collect();
+        let mut subscribed = true;
+        for channel in channels {
+            subscribed &= sink.subscribe(&channel).await.is_ok();
+        }
+        if subscribed {
+            *slot = Some(sink);
+        }
+        subscribed
+    }
+
+    fn deliver(&self, channel: &str, payload: String) {
+        if let Some(sender) = self.channels().get(channel) {
+            let _ = sender.send(ByteString::from(payload));
+        }
+    }
+
+    /// One server: a pub/sub connection of its own, until it drops.
+    async fn read_server(&self) {
+        match self.inner.redis.pubsub().await {
+            Ok(Some(pubsub)) => {
+                let (sink, mut stream) = pubsub.split();
+                if self.install(Sink::Single(sink)).await {
+                    while let Some(message) = stream.next().await {
+                        let Ok(payload) = message.get_payload::<String>() else {
+                            continue;
+                        };
+                        self.deliver(message.get_channel_name(), payload);
+                    }
+                    *self.inner.sink.lock().await = None;
+                }
+                tracing::warn!("redis pub/sub connection lost; reconnecting");
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "redis pub/sub unavailable; retrying"),
+        }
+    }
+
+    /// A cluster: sharded subscriptions on a cluster connection, which
+    /// follows the slots as they move and subscribes again on the node that
+    /// took a shard; its messages come as pushes.
+    async fn read_shards(&self) {
+        let (push, mut pushes) = tokio::sync::mpsc::unbounded_channel();
+        match self.inner.redis.sharded_pubsub(push).await {
+            Ok(Some(connection)) => {
+                if self.install(Sink::Cluster(connection)).await {
+                    while let Some(push) = pushes.recv().await {
+                        if push.kind != redis::PushKind::SMessage {
+                            continue;
+                        }
+                        let mut data = push.data.into_iter();
+                        let (Some(channel), Some(payload)) = (data.next(), data.next()) else {
+                            continue;
+                        };
+                        let (Ok(channel), Ok(payload)) = (
+                            redis::from_redis_value::<String>(channel),
+                            redis::from_redis_value::<String>(payload),
+                        ) else {
+                            continue;
+                        };
+                        self.deliver(&channel, payload);
+                    }
+                    *self.inner.sink.lock().await = None;
+                }
+                tracing::warn!("redis sharded pub/sub connection lost; reconnecting");
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "redis sharded pub/sub unavailable; retrying"),
         }
     }
 }
@@ -184,13 +265,17 @@ async fn publish_forever(redis: Redis, mut pending: tokio::sync::mpsc::Receiver<
     let mut batch = Vec::with_capacity(PUBLISH_BATCH);
     while pending.recv_many(&mut batch, PUBLISH_BATCH).await > 0 {
         metrics::histogram!("pubsub_publish_batch_size").record(batch.len() as f64);
-        let mut pipe = redis::pipe();
-        for (channel, text) in batch.drain(..) {
-            pipe.publish(channel, text).ignore();
-        }
-        let mut connection = redis.connection();
-        match tokio::time::timeout(PUBLISH_TIMEOUT, pipe.query_async::<()>(&mut connection)).await {
-            Ok(Ok(())) => {}
+        let sharded = redis.is_cluster();
+        let commands: Vec<(String, redis::Cmd)> = batch
+            .drain(..)
+            .map(|(channel, text)| {
+                let mut command = redis::cmd(if sharded { "SPUBLISH" } else { "PUBLISH" });
+                command.arg(&channel).arg(text);
+                (channel, command)
+            })
+            .collect();
+        match tokio::time::timeout(PUBLISH_TIMEOUT, redis.batch::<redis::Value>(commands)).await {
+            Ok(Ok(_)) => {}
             Ok(Err(error)) => tracing::warn!(%error, "publishing"),
             Err(_) => tracing::warn!("publishing timed out"),
         }

@@ -1,10 +1,8 @@
-//! The two stores: Postgres, the system of record, with the one migration
-//! set; and Redis, for what is shared and fast, behind a key prefix.
+//! Postgres, the system of record, with the one migration set (Redis, for
+//! what is shared and fast, is in [`crate::kv`]).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use secrecy::{ExposeSecret, SecretString};
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
@@ -28,81 +26,29 @@ pub async fn connect_postgres(
         .await
 }
 
-/// The client's default of 500 ms per response turns a burst on a busy
-/// machine (thousands of players signing in at once) into errors; a Redis
-/// that is really gone fails the connection instead.
-fn manager_config() -> ConnectionManagerConfig {
-    ConnectionManagerConfig::new()
-        .set_number_of_retries(2)
-        .set_connection_timeout(Some(Duration::from_secs(2)))
-        .set_response_timeout(Some(Duration::from_secs(3)))
-}
-
-/// Redis through a reconnecting connection manager, with every key under a
-/// prefix so that deployments and tests can share one server.
-#[derive(Clone)]
-pub struct Redis {
-    manager: ConnectionManager,
-    /// For pub/sub, which needs a connection of its own.
-    client: redis::Client,
-    prefix: Arc<str>,
-}
-
-impl std::fmt::Debug for Redis {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Redis")
-            .field("prefix", &self.prefix)
-            .finish_non_exhaustive()
+/// The pool that reads which may lag go to: the replica of
+/// `DATABASE_READ_URL` when set, else the primary's pool. The replica's pool
+/// connects on first use, so a replica that is down fails those reads, not
+/// the start.
+pub fn read_pool(
+    read_url: Option<&SecretString>,
+    primary: &PgPool,
+    max_connections: u32,
+) -> PgPool {
+    let Some(url) = read_url else {
+        return primary.clone();
+    };
+    match PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_lazy(url.expose_secret())
+    {
+        Ok(pool) => pool,
+        Err(error) => {
+            tracing::warn!(%error, "DATABASE_READ_URL does not parse: reading from the primary");
+            primary.clone()
+        }
     }
 }
 
-impl Redis {
-    /// Connects, failing within seconds when the server does not answer
-    /// (later drops reconnect in the background).
-    pub async fn connect(url: &SecretString, prefix: &str) -> Result<Redis, redis::RedisError> {
-        let client = redis::Client::open(url.expose_secret())?;
-        let manager = ConnectionManager::new_with_config(client.clone(), manager_config()).await?;
-        Ok(Redis {
-            manager,
-            client,
-            prefix: Arc::from(prefix),
-        })
-    }
-
-    /// The same Redis over a connection of its own, for traffic that must
-    /// not queue behind everything else on the shared one (a game host's
-    /// lease renewals).
-    pub async fn dedicated(&self) -> Result<Redis, redis::RedisError> {
-        let manager =
-            ConnectionManager::new_with_config(self.client.clone(), manager_config()).await?;
-        Ok(Redis {
-            manager,
-            client: self.client.clone(),
-            prefix: self.prefix.clone(),
-        })
-    }
-
-    /// The full key for `name`.
-    pub fn key(&self, name: &str) -> String {
-        format!("{}{name}", self.prefix)
-    }
-
-    /// A handle for commands; cheap to clone, shares one connection.
-    pub fn connection(&self) -> ConnectionManager {
-        self.manager.clone()
-    }
-
-    /// A new pub/sub connection (subscriptions need their own).
-    pub async fn pubsub(&self) -> Result<redis::aio::PubSub, redis::RedisError> {
-        self.client.get_async_pubsub().await
-    }
-
-    /// Whether the server answers.
-    pub async fn ping(&self) -> Result<(), redis::RedisError> {
-        let mut connection = self.connection();
-        redis::cmd("PING")
-            .query_async::<String>(&mut connection)
-            .await
-            .map(|_| ())
-    }
-}
+pub use crate::kv::Redis;

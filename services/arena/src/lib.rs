@@ -77,7 +77,8 @@ impl Arena {
         let http = shared.http;
         let postgres = connect_postgres(&shared.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect(&shared.redis_url, &shared.redis_prefix).await?;
+        let redis =
+            Redis::connect_as(shared.redis_mode, &shared.redis_url, &shared.redis_prefix).await?;
         // One reading of the process's load for every service in it.
         let load = mancala_platform::Load::start(shared.load, redis.clone(), postgres.clone());
         let matchmaking = Matchmaking::new(

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
-use mancala_ai::{AnyAi, Chooser, Endgame, Level};
+use mancala_ai::{AnyAi, Chooser, Endgame, Level, ProofTables, SolverTable};
 use mancala_rules::{AnyPosition, Game, KalahOptions, Variant};
 use tokio::sync::{Notify, Semaphore, oneshot};
 
@@ -37,6 +37,9 @@ pub struct PoolSettings {
     /// Stones up to which `Perfect` proves Kalah from the process's
     /// endgame table; 0: no table.
     pub endgame_stones: u8,
+    /// Bytes of the solver's table that every `Perfect` engine and every
+    /// analysis of the process shares.
+    pub solver_table_bytes: usize,
 }
 
 /// The share of its node budget a search gets after waiting long.
@@ -112,6 +115,9 @@ struct Inner {
     /// The Kalah endgame table every `Perfect` engine shares, once built.
     endgame: Arc<OnceLock<Arc<Endgame>>>,
     endgame_started: AtomicBool,
+    /// The Kalah solver table every proof shares, made on first use (its
+    /// memory is zeroed and handed out by the system as it is touched).
+    solver_table: OnceLock<Arc<SolverTable>>,
     /// Post-game analyses: one at a time, beside the searches.
     analyses: crate::analysis::Analyses,
 }
@@ -190,6 +196,7 @@ impl AiPool {
                 idle: Mutex::new(Idle::default()),
                 endgame: Arc::default(),
                 endgame_started: AtomicBool::new(false),
+                solver_table: OnceLock::new(),
                 analyses: Default::default(),
             }),
         }
@@ -219,8 +226,8 @@ impl AiPool {
         id: uuid::Uuid,
         game: Game<AnyPosition>,
     ) -> Result<Arc<mancala_proto::game::GameAnalysis>, crate::analysis::Busy> {
-        let endgame = self.inner.endgame.get().cloned();
-        self.inner.analyses.analyse(id, game, endgame).await
+        let tables = self.inner.proof_tables();
+        self.inner.analyses.analyse(id, game, tables).await
     }
 
     /// Bytes held by idle engines now.
@@ -234,18 +241,33 @@ impl Inner {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Gives a `Perfect` Kalah engine the process's endgame table. The
-    /// first one to ask starts building it on a thread of its own, at the
-    /// AI's low priority; until it is there, proofs search to the end.
-    fn lend_endgame(&self, engine: &mut AnyAi) {
-        if self.settings.endgame_stones == 0 || !engine.wants_endgame() {
+    /// The process's Kalah proof tables: the solver table (made now if it
+    /// is the first ask) and the endgame table once built.
+    fn proof_tables(&self) -> ProofTables {
+        let table = self.solver_table.get_or_init(|| {
+            Arc::new(SolverTable::new(
+                KalahOptions::default(),
+                self.settings.solver_table_bytes,
+            ))
+        });
+        ProofTables {
+            table: Some(table.clone()),
+            endgame: self.endgame.get().cloned(),
+        }
+    }
+
+    /// Gives a `Perfect` Kalah engine the process's proof tables. The first
+    /// one to ask starts building the endgame table on a thread of its own,
+    /// at the AI's low priority; until it is there, proofs search to the end.
+    fn lend_tables(&self, engine: &mut AnyAi) {
+        if !engine.proves() {
             return;
         }
-        if let Some(table) = self.endgame.get() {
-            engine.set_endgame(table.clone());
-            return;
-        }
-        if self.endgame_started.swap(true, Ordering::AcqRel) {
+        engine.share(&self.proof_tables());
+        if self.settings.endgame_stones == 0
+            || self.endgame.get().is_some()
+            || self.endgame_started.swap(true, Ordering::AcqRel)
+        {
             return;
         }
         let (cell, stones) = (self.endgame.clone(), self.settings.endgame_stones);
@@ -304,7 +326,7 @@ impl Inner {
                 }
             },
         };
-        self.lend_endgame(&mut engine);
+        self.lend_tables(&mut engine);
         let reduced = waited > self.settings.queue_wait;
         let flag = stop.halt.clone();
         let left = self.settings.deadline.saturating_sub(waited);
@@ -375,6 +397,7 @@ mod tests {
             queue_wait,
             idle_bytes,
             endgame_stones: 0,
+            solver_table_bytes: 1 << 20,
         }
     }
 
@@ -416,15 +439,17 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn perfect_engines_share_one_endgame_table_built_in_the_background() {
+    async fn perfect_engines_share_one_solver_table_and_one_endgame_table_built_in_the_background()
+    {
         let pool = AiPool::new(PoolSettings {
             endgame_stones: 8,
             ..settings(1, Duration::from_secs(10), 64 << 20)
         });
-        // An Advanced search never asks for it.
+        // An Advanced search never asks for them.
         let (_, done) = outcome(&pool, kalah(Level::Advanced, 1)).await;
         done.await.unwrap();
         assert!(!pool.inner.endgame_started.load(Ordering::Acquire));
+        assert!(pool.inner.solver_table.get().is_none());
         // The first Perfect search starts the build and does not wait for it.
         let (_, done) = outcome(&pool, kalah(Level::Perfect, 1)).await;
         done.await.unwrap();
@@ -448,11 +473,14 @@ mod tests {
             .filter(|(kind, _, _)| kind.level == Level::Perfect)
             .collect();
         assert_eq!(perfect.len(), 1);
-        assert!(!perfect[0].1.wants_endgame());
+        let tables = perfect[0].1.proof_tables().expect("a Kalah engine").clone();
+        assert!(Arc::ptr_eq(tables.endgame.as_ref().unwrap(), &table));
+        let solver_table = pool.inner.solver_table.get().unwrap();
+        assert!(Arc::ptr_eq(tables.table.as_ref().unwrap(), solver_table));
         assert_eq!(
             Arc::strong_count(&table),
-            4,
-            "the pool's, this test's, and the engine's (its solver cache and its solver)"
+            5,
+            "the pool's, this test's two, and the engine's (its solver cache and its solver)"
         );
     }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mancala_ai::{AnalysisPlan, Endgame, MoveReview, analyse};
+use mancala_ai::{AnalysisPlan, MoveReview, ProofTables, analyse};
 use mancala_proto::game::{GameAnalysis, MoveAnalysis};
 use mancala_rules::{AnyPosition, Game};
 use tokio::sync::{Semaphore, oneshot};
@@ -77,7 +77,7 @@ impl Analyses {
         &self,
         id: Uuid,
         game: Game<AnyPosition>,
-        endgame: Option<Arc<Endgame>>,
+        tables: ProofTables,
     ) -> Result<Arc<GameAnalysis>, Busy> {
         if let Some(kept) = self.cached(id) {
             return Ok(kept);
@@ -99,7 +99,7 @@ impl Analyses {
                 let _ = thread_priority::set_current_thread_priority(
                     thread_priority::ThreadPriority::Min,
                 );
-                let reviews = analyse(&game, &AnalysisPlan::default(), endgame, worker_stop);
+                let reviews = analyse(&game, &AnalysisPlan::default(), &tables, worker_stop);
                 let _ = reply.send(reviews);
             });
         if let Err(error) = started {
@@ -170,10 +170,16 @@ mod tests {
         let analyses = Analyses::default();
         let id = Uuid::now_v7();
         let game = finished_game();
-        let first = analyses.analyse(id, game.clone(), None).await.unwrap();
+        let first = analyses
+            .analyse(id, game.clone(), ProofTables::default())
+            .await
+            .unwrap();
         assert_eq!(first.moves.len(), game.moves().len());
         assert!(first.moves.iter().any(|m| m.exact));
-        let again = analyses.analyse(id, game, None).await.unwrap();
+        let again = analyses
+            .analyse(id, game, ProofTables::default())
+            .await
+            .unwrap();
         assert!(Arc::ptr_eq(&first, &again));
     }
 
@@ -186,7 +192,7 @@ mod tests {
         };
         let _taken = analyses.place.acquire().await.unwrap();
         let answer = analyses
-            .analyse(Uuid::now_v7(), finished_game(), None)
+            .analyse(Uuid::now_v7(), finished_game(), ProofTables::default())
             .await;
         assert!(matches!(answer, Err(Busy)));
     }

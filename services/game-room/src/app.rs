@@ -53,14 +53,18 @@ impl GameRoom {
             queue_wait: room_settings.ai_queue_wait,
             idle_bytes: room_settings.ai_idle_bytes,
             endgame_stones: room_settings.ai_endgame_stones,
+            solver_table_bytes: room_settings.ai_solver_table_bytes,
         });
         // The games in progress write through connections of their own, so
         // a burst of other work (sign-ins, lists, loads) that empties the
         // shared pool cannot make a move wait for one.
         let postgres_for_writes = writes_pool(&settings.database_url, &postgres);
+        crate::store::keep_partitions(postgres.clone());
         let write_batch = usize::from(room_settings.write_batch);
+        let reads = mancala_platform::read_pool(settings.database_read_url.as_ref(), &postgres, 16);
         let deps = Deps {
             postgres,
+            reads,
             leases: crate::game::hosted::LeaseConnection::new(redis.clone()),
             redis,
             hub,
@@ -131,7 +135,12 @@ impl Application {
             .get_or_insert_with(|| format!("http://{address}"));
         let postgres = connect_postgres(&settings.database_url, 32).await?;
         MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let redis = Redis::connect_as(
+            settings.redis_mode,
+            &settings.redis_url,
+            &settings.redis_prefix,
+        )
+        .await?;
         let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let service = GameRoom::new(
             postgres.clone(),

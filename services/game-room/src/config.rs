@@ -82,11 +82,16 @@ pub struct GameRoomSettings {
     pub ai_idle_bytes: usize,
     /// Kalah positions with at most this many stones in the pits are
     /// proved by the `Perfect` AI from an endgame table of the process
-    /// (30 MB and about 10 s of one core at 16, built in the background
+    /// (30 MB and a few seconds of one core at 16, built in the background
     /// when the first `Perfect` game asks; 0: none).
     #[arg(env = "APP_AI_ENDGAME_STONES", default_value = "16",
           value_parser = clap::value_parser!(u8).range(0..=20))]
     pub ai_endgame_stones: u8,
+    /// Megabytes of the Kalah solver's table, one per process, shared by
+    /// every `Perfect` move and every analysis (made when the first one
+    /// asks; the system hands its memory out as it is touched).
+    #[arg(env = "APP_AI_SOLVER_TABLE_MB", default_value = "256", value_parser = megabytes)]
+    pub ai_solver_table_bytes: usize,
     /// Rated games between the same two players that count within 24
     /// hours; further ones are made casual.
     #[arg(env = "APP_RATED_PAIR_LIMIT",

@@ -137,12 +137,19 @@ impl Hub {
 
     /// Watchers of each of `games`, in one round trip (the live lists).
     pub async fn watchers_of(&self, games: &[Uuid]) -> Vec<u32> {
-        let mut pipe = redis::pipe();
-        for game in games {
-            pipe.hvals(self.inner.redis.key(&names::watchers(*game)));
+        if games.is_empty() {
+            return Vec::new();
         }
-        let mut connection = self.inner.redis.connection();
-        let read = pipe.query_async::<Vec<Vec<u32>>>(&mut connection);
+        let commands = games
+            .iter()
+            .map(|game| {
+                let key = self.inner.redis.key(&names::watchers(*game));
+                let mut command = redis::cmd("HVALS");
+                command.arg(&key);
+                (key, command)
+            })
+            .collect();
+        let read = self.inner.redis.batch::<Vec<u32>>(commands);
         match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
             Ok(Ok(counts)) if counts.len() == games.len() => {
                 counts.iter().map(|counts| counts.iter().sum()).collect()

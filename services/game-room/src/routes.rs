@@ -202,7 +202,9 @@ pub(crate) async fn game_record(
     id: web::Path<Uuid>,
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GameRecord>, ApiError> {
-    let postgres = &hosted.deps().postgres;
+    // A record may lag the game by the replica's delay; players and
+    // watchers of a live game follow it on its socket.
+    let postgres = &hosted.deps().reads;
     let id = id.into_inner();
     let row = store::game(postgres, id)
         .await?
@@ -347,7 +349,11 @@ pub(crate) async fn player_games(
     let limit = limit(query.limit)?;
     let before = match query.before.as_deref() {
         None => None,
-        Some(text) => Some(store::parse_cursor(text).ok_or_else(|| invalid("bad cursor"))?),
+        Some(text) => Some(
+            store::parse_cursor(text)
+                .ok_or_else(|| invalid("bad cursor"))?
+                .1,
+        ),
     };
     let rows = store::history(
         &hosted.deps().postgres,
@@ -380,7 +386,7 @@ pub(crate) async fn live_games(
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GamePage>, ApiError> {
     let variant = variant_filter(&query.variant)?;
-    let rows = store::live(&hosted.deps().postgres, variant, limit(query.limit)?).await?;
+    let rows = store::live(&hosted.deps().reads, variant, limit(query.limit)?).await?;
     let games = watched(hosted.deps(), &rows).await;
     Ok(web::Json(GamePage { games, next: None }))
 }
@@ -417,7 +423,7 @@ pub(crate) async fn featured_games(
     let deps = hosted.deps();
     let mut featured = Vec::new();
     for variant in VariantName::ALL {
-        let rows = store::featurable(&deps.postgres, variant.as_str(), FEATURE_CANDIDATES).await?;
+        let rows = store::featurable(&deps.reads, variant.as_str(), FEATURE_CANDIDATES).await?;
         // The rows come rated first, then by rating: a stable sort by
         // watchers within "rated" keeps that order among equals.
         let mut candidates = watched(deps, &rows).await;

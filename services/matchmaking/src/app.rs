@@ -182,7 +182,12 @@ impl Application {
         let listener = std::net::TcpListener::bind(settings.bind)?;
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let redis = Redis::connect_as(
+            settings.redis_mode,
+            &settings.redis_url,
+            &settings.redis_prefix,
+        )
+        .await?;
         let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
         let service = Matchmaking::new(
             postgres.clone(),

@@ -40,8 +40,10 @@ impl RatingService {
         authenticator
             .revocations()
             .follow(redis.clone(), clock.clone());
+        let reads = mancala_platform::read_pool(settings.database_read_url.as_ref(), &postgres, 8);
         let rater = Rater {
             postgres,
+            reads,
             pubsub: PubSub::start(redis.clone()),
             redis,
             clock: clock.clone(),
@@ -96,7 +98,12 @@ impl Application {
     ) -> Result<Application, StartError> {
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect(&settings.redis_url, &settings.redis_prefix).await?;
+        let redis = Redis::connect_as(
+            settings.redis_mode,
+            &settings.redis_url,
+            &settings.redis_prefix,
+        )
+        .await?;
         let service = RatingService::new(
             postgres.clone(),
             redis.clone(),

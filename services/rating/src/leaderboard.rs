@@ -48,7 +48,9 @@ pub fn unranked_reason(
 }
 
 fn key(rater: &Rater, variant: &str) -> String {
-    rater.redis.key(&format!("leaderboard:{variant}"))
+    // Tagged by the variant: a board is built aside and renamed into place,
+    // which on a Redis Cluster needs both names on one slot.
+    rater.redis.key(&format!("leaderboard:{{{variant}}}"))
 }
 
 /// Every rating row of a variant (or one player's), with what decides
@@ -165,7 +167,7 @@ pub async fn page(
         &ids,
         variant,
     )
-    .fetch_all(&rater.postgres)
+    .fetch_all(&rater.reads)
     .await?;
     Ok(ranked
         .iter()

@@ -139,7 +139,7 @@ pub(crate) async fn profile(
            FROM players p WHERE p.id = $1"#,
         id,
     )
-    .fetch_optional(&rater.postgres)
+    .fetch_optional(&rater.reads)
     .await?
     .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such player"))?;
     let now = rater.clock.now_utc();
@@ -156,7 +156,7 @@ pub(crate) async fn profile(
            ORDER BY r.variant"#,
         id,
     )
-    .fetch_all(&rater.postgres)
+    .fetch_all(&rater.reads)
     .await?;
     let rules = &rater.settings.rules;
     let ratings = rows
@@ -219,7 +219,7 @@ pub(crate) async fn history(
         id,
         variant,
     )
-    .fetch_all(&rater.postgres)
+    .fetch_all(&rater.reads)
     .await?;
     Ok(web::Json(
         rows.into_iter()

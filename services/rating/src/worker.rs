@@ -27,6 +27,10 @@ use crate::leaderboard;
 #[derive(Clone)]
 pub struct Rater {
     pub postgres: PgPool,
+    /// Reads that may lag the primary (profiles, rating histories, the
+    /// names on a leaderboard page): a replica's pool when one is
+    /// configured, else `postgres`.
+    pub reads: PgPool,
     pub redis: Redis,
     pub pubsub: PubSub,
     pub clock: Clock,

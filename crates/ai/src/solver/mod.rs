@@ -191,50 +191,87 @@ impl Solver {
     }
 }
 
-/// The lazily built solver of a `Perfect` AI: only Kalah ever allocates it.
+/// The Kalah tables a process's proofs share: the solver's transposition
+/// table and the endgame table. Cloning shares them.
+#[derive(Clone, Debug, Default)]
+pub struct ProofTables {
+    /// Bounds every proof adds to and reads.
+    pub table: Option<Arc<SolverTable>>,
+    /// Exact gains of positions with few stones left.
+    pub endgame: Option<Arc<Endgame>>,
+}
+
+impl ProofTables {
+    /// A solver proving with these tables (a table of its own of `bytes`
+    /// when none is shared).
+    pub fn solver(&self, bytes: usize) -> Solver {
+        let solver = match &self.table {
+            Some(table) => Solver::sharing(table.clone()),
+            None => Solver::new(bytes),
+        };
+        match &self.endgame {
+            Some(endgame) => solver.with_endgame(endgame.clone()),
+            None => solver,
+        }
+    }
+
+    fn same(&self, other: &ProofTables) -> bool {
+        fn same<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        same(&self.table, &other.table) && same(&self.endgame, &other.endgame)
+    }
+}
+
+/// The solver of a `Perfect` AI, made on its first proof: only Kalah ever
+/// has one.
 #[derive(Debug, Default)]
 pub struct SolverCache {
     solver: Option<Solver>,
-    endgame: Option<Arc<Endgame>>,
+    tables: ProofTables,
 }
 
 impl SolverCache {
-    /// Table memory of a playing `Perfect` AI.
+    /// Table memory of a playing `Perfect` AI that shares no table.
     pub const TABLE_BYTES: usize = 24 << 20;
 
-    /// Bytes held: nothing until the first proof is tried.
+    /// Bytes held of its own: nothing until the first proof, and nothing
+    /// while it shares the process's table.
     pub fn bytes(&self) -> usize {
-        self.solver.as_ref().map_or(0, Solver::table_bytes)
-    }
-
-    /// Answers positions with few stones from `endgame` (shared with the
-    /// process's other AIs), from the next proof on.
-    pub fn set_endgame(&mut self, endgame: Arc<Endgame>) {
-        if let Some(solver) = &mut self.solver {
-            solver.endgame = Some(endgame.clone());
+        match (&self.solver, &self.tables.table) {
+            (Some(solver), None) => solver.table_bytes(),
+            _ => 0,
         }
-        self.endgame = Some(endgame);
     }
 
-    /// Whether proofs use an endgame table.
-    pub fn has_endgame(&self) -> bool {
-        self.endgame.is_some()
+    /// Proves with `tables` (shared with the process's other AIs) from the
+    /// next proof on.
+    pub fn share(&mut self, tables: &ProofTables) {
+        if !self.tables.same(tables) {
+            self.tables = tables.clone();
+            self.solver = None;
+        }
+    }
+
+    /// The tables it proves with.
+    pub fn tables(&self) -> &ProofTables {
+        &self.tables
     }
 
     pub(crate) fn solver(&mut self) -> &mut Solver {
-        let endgame = &self.endgame;
-        self.solver.get_or_insert_with(|| {
-            let solver = Solver::new(SolverCache::TABLE_BYTES);
-            match endgame {
-                Some(table) => solver.with_endgame(table.clone()),
-                None => solver,
-            }
-        })
+        let tables = &self.tables;
+        self.solver
+            .get_or_insert_with(|| tables.solver(SolverCache::TABLE_BYTES))
     }
 }
 
-/// A perfect move for a Kalah game, chosen at random among the best, or
-/// `None` when the budget ran out before the proof.
+/// A perfect move for a Kalah game: the opening book's when it has the
+/// position, else a proof's, chosen at random among the best; `None` when
+/// the budget ran out before the proof.
 pub(crate) fn perfect_kalah_move(
     game: &Game<Kalah>,
     cache: &mut SolverCache,
@@ -242,16 +279,27 @@ pub(crate) fn perfect_kalah_move(
     rng: &mut Xoshiro256PlusPlus,
 ) -> Option<Decision> {
     let position = game.position();
-    let solution = cache.solver().solve(position, budget)?;
-    if solution.best.is_empty() {
-        return None;
-    }
-    let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
     let sign = if position.turn() == Side::South {
         1
     } else {
         -1
     };
+    if let Some(known) = crate::book::Book::standard().lookup(position) {
+        // The book follows one line of its own moves: play that one, or
+        // the next position would be off the book.
+        return Some(Decision {
+            pit: known.played,
+            value: sign * known.value * SCALE,
+            depth: 0,
+            nodes: 0,
+            exact: true,
+        });
+    }
+    let solution = cache.solver().solve(position, budget)?;
+    if solution.best.is_empty() {
+        return None;
+    }
+    let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
     Some(Decision {
         pit,
         value: sign * solution.value * SCALE,

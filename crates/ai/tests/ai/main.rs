@@ -2,5 +2,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+mod perfect;
 mod players;
 mod solver;

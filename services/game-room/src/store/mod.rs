@@ -6,12 +6,14 @@
 
 mod group_commit;
 mod lookups;
+mod partitions;
 mod rooms;
 mod writes;
 
 pub(crate) use group_commit::{Change, CommitError, GroupCommit};
 
 pub(crate) use lookups::*;
+pub(crate) use partitions::keep_partitions;
 pub(crate) use rooms::*;
 pub(crate) use writes::*;
 
@@ -207,25 +209,36 @@ pub(crate) async fn game<'e>(
 }
 
 /// A player's games, newest first, before a cursor.
+///
+/// Newest first is by id: game ids are UUIDv7, in the order the games were
+/// made, and the history is partitioned by them. Each seat's index read in
+/// id order goes through the partitions newest first and stops once it
+/// has a page, so a page of recent games reads the newest partitions only.
 pub(crate) async fn history(
     pool: &PgPool,
     player: Uuid,
     variant: Option<&str>,
-    before: Option<(OffsetDateTime, Uuid)>,
+    before: Option<Uuid>,
     limit: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
-    let (before_at, before_id) = before.map_or((None, None), |(at, id)| (Some(at), Some(id)));
     select_game_rows!(
-        r#"WHERE (g.seat0_player = $1 OR g.seat1_player = $1)
-             AND ($2::text IS NULL OR g.variant->>'variant' = $2)
-             AND ($3::timestamptz IS NULL
-                  OR (g.created_at, g.id) < ($3, $4::uuid))
-           ORDER BY g.created_at DESC, g.id DESC
-           LIMIT $5"#,
+        r#"WHERE g.id IN (
+               (SELECT id FROM games
+                 WHERE seat0_player = $1
+                   AND ($2::text IS NULL OR variant->>'variant' = $2)
+                   AND ($3::uuid IS NULL OR id < $3)
+                 ORDER BY id DESC LIMIT $4)
+               UNION ALL
+               (SELECT id FROM games
+                 WHERE seat1_player = $1 AND seat0_player IS DISTINCT FROM $1
+                   AND ($2::text IS NULL OR variant->>'variant' = $2)
+                   AND ($3::uuid IS NULL OR id < $3)
+                 ORDER BY id DESC LIMIT $4))
+           ORDER BY g.id DESC
+           LIMIT $4"#,
         player,
         variant,
-        before_at,
-        before_id,
+        before,
         limit,
     )
     .fetch_all(pool)

@@ -9,6 +9,7 @@ mod helpers;
 mod analysis;
 mod bad_input;
 mod failover;
+mod history;
 mod life;
 mod play;
 mod ranked;

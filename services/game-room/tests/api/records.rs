@@ -104,3 +104,76 @@ async fn records_histories_and_live_lists() {
     assert_eq!(live["games"], json!([]));
     world.cleanup().await;
 }
+
+#[actix_web::test]
+async fn records_and_lists_are_read_from_the_read_replica() {
+    let world = World::new().await;
+    // The "replica": the same database through connections that cannot
+    // write and are named, so that what reached them can be seen.
+    let reads = format!(
+        "{}?application_name=mancala-reads&options=-c%20default_transaction_read_only%3Don",
+        mancala_platform::ExposeSecret::expose_secret(&mancala_platform::testing::database_url(
+            &world.stores.database
+        ))
+    );
+    let instance = world
+        .instance_with(
+            &mancala_platform::testing::database_url(&world.stores.database),
+            &[("DATABASE_READ_URL", &reads)],
+        )
+        .await;
+    let (alice, _) = world.player("Alice").await;
+    let (bob, _) = world.player("Bob").await;
+    let seats = [
+        json!({"player": {"id": alice, "rating": 1500.0, "rd": 60.0}}),
+        json!({"player": {"id": bob, "rating": 1500.0, "rd": 60.0}}),
+    ];
+    // Made on the primary (a read-only connection would refuse it).
+    let game = instance
+        .create(json!({"variant": "kalah"}), seats, true)
+        .await;
+    // Whether the replica's connections began a statement starting with
+    // `start` after `since` (pg_stat_activity keeps each connection's last
+    // statement, cut at 1 kB, and when it began).
+    let read_there = |start: &'static str, since: f64| {
+        let postgres = world.stores.postgres.clone();
+        async move {
+            let seen: Vec<(String, f64)> = sqlx::query_as(
+                "SELECT query, extract(epoch FROM query_start)::float8 FROM pg_stat_activity
+                 WHERE application_name = 'mancala-reads' AND datname = current_database()",
+            )
+            .fetch_all(&postgres)
+            .await
+            .unwrap();
+            assert!(
+                seen.iter()
+                    .any(|(query, at)| query.trim_start().starts_with(start) && *at >= since),
+                "{start:?} not read from the replica since {since}: {seen:?}"
+            );
+        }
+    };
+    let now = || async {
+        let at: f64 = sqlx::query_scalar("SELECT extract(epoch FROM clock_timestamp())::float8")
+            .fetch_one(&world.stores.postgres)
+            .await
+            .unwrap();
+        at
+    };
+    let since = now().await;
+    let (status, record) = instance.get(&format!("/v1/games/{}", game.id)).await;
+    assert_eq!(
+        (status, record["seats"][0]["name"].as_str()),
+        (200, Some("Alice"))
+    );
+    read_there("SELECT ply, seat, pit", since).await;
+    let since = now().await;
+    let (status, live) = instance.get("/v1/games/live").await;
+    assert_eq!(status, 200);
+    assert_eq!(live["games"][0]["id"], game.id.to_string());
+    read_there("SELECT g.id, g.variant", since).await;
+    let since = now().await;
+    let (status, _) = instance.get("/v1/games/featured").await;
+    assert_eq!(status, 200);
+    read_there("SELECT g.id, g.variant", since).await;
+    world.cleanup().await;
+}

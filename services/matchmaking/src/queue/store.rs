@@ -1,13 +1,14 @@
 //! Tickets in Redis, shared by every matchmaking instance.
 //!
-//! Keys, under the deployment's prefix:
-//! - `queue:{queue}:tickets`: a hash of player → ticket;
-//! - `player:{id}:queues`: the queues a player waits in;
+//! Keys, under the deployment's prefix (`{queues}` is a hash tag: on a
+//! Redis Cluster those keys share a slot, for the claim script):
+//! - `queue:{queues}:<queue>:tickets`: a hash of player → ticket;
+//! - `player:{queues}:<id>:queues`: the queues a player waits in;
 //! - `lobby:alive`: players with a lobby socket, scored by when that stops
 //!   counting (clock ms); tickets of players past it are dropped;
-//! - `lease:queue:{queue}` and `fence:queue:{queue}`: the pairing lease and
-//!   its fencing token;
-//! - `player:{id}:firsts`: recent first moves minus second moves.
+//! - `lease:queue:<queue>` and `fence:{queues}:<queue>`: the pairing lease
+//!   and its fencing token;
+//! - `player:<id>:firsts`: recent first moves minus second moves.
 //!
 //! Taking tickets out of every queue of a player is one Lua script that
 //! also checks the fencing token: a pair is claimed at most once, and a
@@ -41,9 +42,9 @@ for i = 3, #ARGV do
     if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 0 then return 0 end
 end
 for i = 3, #ARGV do
-    local set = ARGV[2] .. 'player:' .. ARGV[i] .. ':queues'
+    local set = ARGV[2] .. 'player:{queues}:' .. ARGV[i] .. ':queues'
     for _, queue in ipairs(redis.call('SMEMBERS', set)) do
-        redis.call('HDEL', ARGV[2] .. 'queue:' .. queue .. ':tickets', ARGV[i])
+        redis.call('HDEL', ARGV[2] .. 'queue:{queues}:' .. queue .. ':tickets', ARGV[i])
     end
     redis.call('DEL', set)
 end
@@ -66,8 +67,20 @@ pub enum Claim {
     Fenced,
 }
 
+// The queues' tickets, each player's set of queues and each queue's fence
+// share the hash tag `{queues}`: the claim script reads and changes them
+// together, which on a Redis Cluster needs one slot.
+
 fn tickets_key(redis: &Redis, queue: &str) -> String {
-    redis.key(&format!("queue:{queue}:tickets"))
+    redis.key(&format!("queue:{{queues}}:{queue}:tickets"))
+}
+
+fn queues_key(redis: &Redis, player: impl std::fmt::Display) -> String {
+    redis.key(&format!("player:{{queues}}:{player}:queues"))
+}
+
+fn fence_key(redis: &Redis, queue: &str) -> String {
+    redis.key(&format!("fence:{{queues}}:{queue}"))
 }
 
 /// Puts a player in a queue (replacing an earlier ticket there).
@@ -86,7 +99,7 @@ pub async fn join(redis: &Redis, queue: &str, ticket: &Ticket) -> Result<(), red
         .atomic()
         .hset(tickets_key(redis, queue), &player, text)
         .ignore()
-        .sadd(redis.key(&format!("player:{player}:queues")), queue)
+        .sadd(queues_key(redis, &player), queue)
         .ignore()
         .query_async::<()>(&mut connection)
         .await
@@ -98,7 +111,7 @@ pub async fn leave(
     player: Uuid,
     queue: Option<&str>,
 ) -> Result<(), redis::RedisError> {
-    let set = redis.key(&format!("player:{player}:queues"));
+    let set = queues_key(redis, player);
     let mut connection = redis.connection();
     let queues: Vec<String> = match queue {
         Some(queue) => vec![queue.to_owned()],
@@ -116,10 +129,7 @@ pub async fn leave(
 
 /// The queues a player waits in.
 pub async fn queues_of(redis: &Redis, player: Uuid) -> Result<Vec<String>, redis::RedisError> {
-    redis
-        .connection()
-        .smembers(redis.key(&format!("player:{player}:queues")))
-        .await
+    redis.connection().smembers(queues_key(redis, player)).await
 }
 
 /// Every ticket of a queue.
@@ -181,7 +191,7 @@ pub async fn lead(
     lease_ms: u64,
 ) -> Result<Option<u64>, redis::RedisError> {
     let lease = redis.key(&format!("lease:queue:{queue}"));
-    let fence = redis.key(&format!("fence:queue:{queue}"));
+    let fence = fence_key(redis, queue);
     let mut connection = redis.connection();
     if let Some(token) = held {
         let renewed: i64 = redis::Script::new(RENEW)
@@ -220,7 +230,7 @@ pub async fn claim(
     let claim = redis::Script::new(CLAIM);
     let mut script = claim.prepare_invoke();
     script
-        .key(redis.key(&format!("fence:queue:{queue}")))
+        .key(fence_key(redis, queue))
         .key(tickets_key(redis, queue))
         .arg(token)
         .arg(redis.key(""));
@@ -241,14 +251,16 @@ pub async fn record_first(
     first: Uuid,
     second: Uuid,
 ) -> Result<(), redis::RedisError> {
-    let mut connection = redis.connection();
-    redis::pipe()
-        .incr(redis.key(&format!("player:{first}:firsts")), 1)
-        .ignore()
-        .incr(redis.key(&format!("player:{second}:firsts")), -1)
-        .ignore()
-        .query_async::<()>(&mut connection)
+    let change = |player: Uuid, by: i64| {
+        let key = redis.key(&format!("player:{player}:firsts"));
+        let mut command = redis::cmd("INCRBY");
+        command.arg(&key).arg(by);
+        (key, command)
+    };
+    redis
+        .batch::<redis::Value>(vec![change(first, 1), change(second, -1)])
         .await
+        .map(|_| ())
 }
 
 /// A player's first-move balance.
@@ -267,22 +279,20 @@ pub async fn record_opponents(
     a: Uuid,
     b: Uuid,
 ) -> Result<(), redis::RedisError> {
-    let mut connection = redis.connection();
-    redis::pipe()
-        .set_ex(
-            redis.key(&format!("player:{a}:last:{queue}")),
-            b.to_string(),
-            3600,
-        )
-        .ignore()
-        .set_ex(
-            redis.key(&format!("player:{b}:last:{queue}")),
-            a.to_string(),
-            3600,
-        )
-        .ignore()
-        .query_async::<()>(&mut connection)
+    let remember = |player: Uuid, opponent: Uuid| {
+        let key = redis.key(&format!("player:{player}:last:{queue}"));
+        let mut command = redis::cmd("SET");
+        command
+            .arg(&key)
+            .arg(opponent.to_string())
+            .arg("EX")
+            .arg(3600);
+        (key, command)
+    };
+    redis
+        .batch::<redis::Value>(vec![remember(a, b), remember(b, a)])
         .await
+        .map(|_| ())
 }
 
 /// A player's last opponent in `queue`.

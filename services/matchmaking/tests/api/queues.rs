@@ -297,7 +297,7 @@ async fn a_pairer_that_lost_its_lease_claims_nothing() {
     // fenced off.
     let stale = 1;
     let _: () = redis::cmd("SET")
-        .arg(redis.key("fence:queue:oware:3+2"))
+        .arg(redis.key("fence:{queues}:oware:3+2"))
         .arg(1_000_000)
         .query_async(&mut redis.connection())
         .await

@@ -152,3 +152,24 @@ pub(crate) async fn get(url: &str, token: Option<&str>) -> (u16, Value) {
         serde_json::from_slice(&body).unwrap_or(Value::Null),
     )
 }
+
+/// A URL of database `name` whose connections are read-only and named
+/// `mancala-reads`: a stand-in for a replica that a test can watch.
+pub(crate) fn read_only_url(name: &str) -> String {
+    format!(
+        "{}?application_name=mancala-reads&options=-c%20default_transaction_read_only%3Don",
+        database_url(name).expose_secret()
+    )
+}
+
+/// The last statement of each connection named `mancala-reads` to this
+/// database.
+pub(crate) async fn statements_on_reads(postgres: &sqlx::PgPool) -> Vec<String> {
+    sqlx::query_scalar(
+        "SELECT query FROM pg_stat_activity
+         WHERE application_name = 'mancala-reads' AND datname = current_database()",
+    )
+    .fetch_all(postgres)
+    .await
+    .unwrap()
+}

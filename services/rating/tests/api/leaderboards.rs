@@ -65,7 +65,7 @@ async fn boards_rank_the_eligible_and_say_why_others_are_not() {
         .stores
         .redis
         .connection()
-        .del(world.stores.redis.key("leaderboard:kalah"))
+        .del(world.stores.redis.key("leaderboard:{kalah}"))
         .await
         .unwrap();
     assert_eq!(
@@ -130,5 +130,59 @@ async fn rated_games_reach_profiles_history_and_the_board() {
     let points = history.as_array().unwrap();
     assert_eq!(points.len(), 12);
     assert_eq!(points[11]["game_id"], last.unwrap().to_string());
+    world.cleanup().await;
+}
+
+#[actix_web::test]
+async fn profiles_histories_and_boards_are_read_from_the_read_replica() {
+    let mut world = World::new().await;
+    // The "replica": the same database through connections that cannot
+    // write and are named, so that what reached them can be seen.
+    world.vars.push((
+        "DATABASE_READ_URL".to_owned(),
+        crate::helpers::read_only_url(&world.stores.database),
+    ));
+    let (ann, bob) = (
+        world.player("ann", true).await,
+        world.player("bob", true).await,
+    );
+    settled(&world, ann, 1700.0).await;
+    settled(&world, bob, 1900.0).await;
+    let (base, rater) = world.service().await;
+    world.rated_game(ann, bob, "p0").await;
+    for _ in 0..200 {
+        if world
+            .rating(ann)
+            .await
+            .is_some_and(|(_, _, games)| games == 13)
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    leaderboard::rebuild(&rater).await.unwrap();
+    // Each answer is right, and its last statement ran on the replica's
+    // connections (pg_stat_activity keeps each connection's last one).
+    let read_there = |expected: &'static str| {
+        let postgres = world.stores.postgres.clone();
+        async move {
+            let seen = crate::helpers::statements_on_reads(&postgres).await;
+            assert!(
+                seen.iter().any(|query| query.contains(expected)),
+                "{expected:?} not read from the replica: {seen:?}"
+            );
+        }
+    };
+    let (status, board) = get(&format!("{base}/v1/leaderboard/kalah"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(board["entries"][0]["name"], "bob");
+    read_there("p.display_name, r.rd, r.games FROM players p").await;
+    let (status, profile) = get(&format!("{base}/v1/players/{ann}"), None).await;
+    assert_eq!((status, profile["name"].as_str()), (200, Some("ann")));
+    read_there("LEFT JOIN rating_history h").await;
+    let (status, history) = get(&format!("{base}/v1/players/{ann}/ratings/kalah"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(history.as_array().map(Vec::len), Some(1));
+    read_there("FROM rating_history WHERE player_id").await;
     world.cleanup().await;
 }

@@ -55,6 +55,9 @@ pub(crate) const REPLACED: &str = "an AI plays your seat now; you can watch the 
 #[derive(Clone)]
 pub struct Deps {
     pub postgres: PgPool,
+    /// Reads that may lag the primary (records and lists): a replica's
+    /// pool when one is configured, else `postgres`.
+    pub reads: PgPool,
     pub redis: Redis,
     pub hub: Hub,
     pub clock: Clock,
