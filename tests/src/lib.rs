@@ -4,6 +4,7 @@
 
 pub mod abuse;
 pub mod client;
+pub mod cluster;
 pub mod harness;
 pub mod report;
 pub mod server_stats;
