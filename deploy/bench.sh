@@ -237,7 +237,12 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
         --duration-secs "${SOAK_SECS:-1800}" --window-secs 60 --label soak --quiet \
         --json "$results/soak.json" --players $((games * 2)) --think-ms "$think" \
         --games-per-player 100000
-        soak_table ;;
+        # What the server counted: leases lost, writes by outcome, what
+        # admission refused.
+        curl -fsS "$base/metrics" | grep -E '^(game_leases_lost_total|game_writes_total|admission_refused_total)' \
+          > "$results/soak-server.txt" || true
+        soak_table
+        echo "server counters:"; cat "$results/soak-server.txt" ;;
       abuse) mkdir -p "$results/abuse"
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
           --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ${ONLY:+--only "$ONLY"} ;;

@@ -133,7 +133,10 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
     let channel = format!("{prefix}game:{{g:{game}}}");
     let deadline = Instant::now() + Duration::from_secs(5);
     while !cluster.shard_channels(holder).contains(&channel) {
-        assert!(Instant::now() < deadline, "no sharded subscription to {channel}");
+        assert!(
+            Instant::now() < deadline,
+            "no sharded subscription to {channel}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     for other in (0..3).filter(|&node| node != holder) {

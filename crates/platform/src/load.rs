@@ -4,12 +4,15 @@
 //! so that the games already in progress keep their moves fast instead of
 //! everything timing out together.
 //!
-//! Three signs are sampled a few times a second: how late the runtime
+//! Four signs are sampled a few times a second: how late the runtime
 //! wakes a timer (its event loop is behind), how long a Redis PING takes,
-//! and how long taking a Postgres connection from the pool takes. Any of
-//! them over its limit twice in a row makes the instance busy; it is open
-//! again once all have been under half their limits for a second, so it
-//! does not flap at the edge.
+//! how long taking a Postgres connection from the pool takes, and how long
+//! the games' writes waited for their commits (the 95th percentile of the
+//! sample's quarter second: what the players of games in progress feel,
+//! and the sign that rises first when the machine is saturated, since the
+//! database shares its cores). Any of them over its limit twice in a row
+//! makes the instance busy; it is open again once all have been under half
+//! their limits for a second, so it does not flap at the edge.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,13 +39,16 @@ pub struct LoadLimits {
     #[arg(env = "APP_OVERLOAD_POSTGRES_WAIT_MS", default_value = "250",
           value_parser = crate::config::millis)]
     pub postgres_wait: Duration,
-    /// Busy when a game's write (a move, an end) waited this many ms for
-    /// its commit, the slowest of a sample's quarter second (0: never).
-    #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "200",
+    /// Busy when games' writes (moves, ends) waited this many ms for their
+    /// commits, the 95th percentile of a sample's quarter second (0: never).
+    #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "50",
           value_parser = crate::config::millis)]
     pub write: Duration,
 }
 
+/// The share of a sample's game writes that must have waited less than
+/// the write limit.
+const WRITE_QUANTILE: f64 = 0.95;
 /// How often the signs are read.
 const PERIOD: Duration = Duration::from_millis(250);
 /// Samples over a limit in a row that make the instance busy.
@@ -61,7 +67,7 @@ pub struct Sample {
     pub loop_lag: Duration,
     pub redis: Duration,
     pub postgres_wait: Duration,
-    /// The slowest write of a game since the sample before.
+    /// The 95th percentile of the games' writes since the sample before.
     pub write: Duration,
 }
 
@@ -114,8 +120,56 @@ pub struct Load {
 #[derive(Debug, Default)]
 struct Inner {
     busy: AtomicBool,
-    /// The slowest game write since the last sample, in µs.
-    slowest_write_us: AtomicU64,
+    /// The game writes since the last sample, by how long they waited.
+    writes: WriteTimes,
+}
+
+/// Write waits in 1 ms buckets up to a second (the last takes the rest),
+/// counted without locks and emptied by each sample.
+#[derive(Debug)]
+struct WriteTimes {
+    buckets: Box<[AtomicU64]>,
+}
+
+impl Default for WriteTimes {
+    fn default() -> WriteTimes {
+        WriteTimes {
+            buckets: (0..WRITE_BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+/// Buckets of [`WriteTimes`]: 0 to 1,023 ms, and longer.
+const WRITE_BUCKETS: usize = 1024;
+
+impl WriteTimes {
+    fn note(&self, waited: Duration) {
+        let bucket = (waited.as_millis() as usize).min(WRITE_BUCKETS - 1);
+        self.buckets[bucket].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The `share` quantile of the writes noted since the last call (zero
+    /// when none were), and empties the buckets.
+    fn take_quantile(&self, share: f64) -> Duration {
+        let counts: Vec<u64> = self
+            .buckets
+            .iter()
+            .map(|bucket| bucket.swap(0, Ordering::Relaxed))
+            .collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return Duration::ZERO;
+        }
+        let wanted = ((total as f64 * share).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (millis, count) in counts.iter().enumerate() {
+            seen += count;
+            if seen >= wanted {
+                return Duration::from_millis(millis as u64 + 1);
+            }
+        }
+        Duration::from_millis(WRITE_BUCKETS as u64)
+    }
 }
 
 impl Load {
@@ -139,7 +193,7 @@ impl Load {
                     loop_lag,
                     redis: probe_redis(&redis, &limits).await,
                     postgres_wait: probe_postgres(&postgres, &limits).await,
-                    write: Duration::from_micros(inner.slowest_write_us.swap(0, Ordering::Relaxed)),
+                    write: inner.writes.take_quantile(WRITE_QUANTILE),
                 };
                 record(&sample);
                 let busy = verdict.observe(sample, &limits);
@@ -167,10 +221,7 @@ impl Load {
     /// A game's write took `waited` from being asked to being committed:
     /// the price of a move's durability, which admission protects.
     pub fn note_write(&self, waited: Duration) {
-        let micros = u64::try_from(waited.as_micros()).unwrap_or(u64::MAX);
-        self.inner
-            .slowest_write_us
-            .fetch_max(micros, Ordering::Relaxed);
+        self.inner.writes.note(waited);
     }
 
     /// Whether new work is refused now.
@@ -296,6 +347,29 @@ mod tests {
         for _ in 0..5 {
             assert!(!verdict.observe(sample(10_000, 1, 1), &off));
         }
+    }
+
+    #[test]
+    fn the_write_sign_is_a_sample_s_95th_percentile_not_its_one_slowest_write() {
+        let times = WriteTimes::default();
+        assert_eq!(times.take_quantile(0.95), Duration::ZERO, "no writes");
+        // 96 quick writes and 4 slow ones: the 95th percentile is quick.
+        for _ in 0..96 {
+            times.note(3 * MS);
+        }
+        for _ in 0..4 {
+            times.note(900 * MS);
+        }
+        assert_eq!(times.take_quantile(0.95), 4 * MS);
+        // Each sample starts afresh.
+        assert_eq!(times.take_quantile(0.95), Duration::ZERO);
+        for _ in 0..10 {
+            times.note(60 * MS);
+        }
+        times.note(5 * MS);
+        assert_eq!(times.take_quantile(0.95), 61 * MS);
+        times.note(Duration::from_secs(30));
+        assert_eq!(times.take_quantile(0.95), 1024 * MS);
     }
 
     #[test]

@@ -75,6 +75,8 @@ impl GameRoom {
             writer: GroupCommit::start(postgres_for_writes, write_batch),
             load,
         };
+        // Present from the start, so that a scrape says 0 rather than nothing.
+        metrics::counter!("game_leases_lost_total").increment(0);
         let hosted = HostedGames::new(deps);
         hosted.spawn_room_sweeper();
         if let Some(url) = instance_url {

@@ -20,6 +20,11 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
+    // jemalloc gives freed memory back to the system from background
+    // threads, after its decay time, instead of only when this thread next
+    // allocates: memory returns to its level after a burst even when the
+    // process goes quiet.
+    let _ = tikv_jemalloc_ctl::background_thread::write(true);
     let (parsed, settings, account_settings, match_settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {

@@ -350,6 +350,7 @@ impl Host {
                     if lease.renew(self.deps.leases.redis().await).await {
                         Next::Continue
                     } else {
+                        metrics::counter!("game_leases_lost_total").increment(1);
                         tracing::warn!(game = %id, "host lease lost; unloading");
                         Next::moved_away()
                     }
