@@ -1,7 +1,9 @@
 //! A Redis Cluster of the test's own, from the installed `redis-server`:
 //! primaries on free ports, in a scratch directory, joined with
 //! `redis-cli --cluster create`, each of which a test can kill and start
-//! again.
+//! again. Test code: a node that will not start is a failed test.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
