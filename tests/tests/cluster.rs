@@ -111,7 +111,7 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
     }
     let game = matches[0]["game_id"].as_str().unwrap().to_owned();
     assert_eq!(matches[1]["game_id"], game.as_str(), "paired together");
-    let mut by_seat = vec![&players[0], &players[1]];
+    let mut by_seat = [&players[0], &players[1]];
     if matches[0]["seat"] == 1 {
         by_seat.swap(0, 1);
     }
