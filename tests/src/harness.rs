@@ -304,3 +304,69 @@ pub fn percentile(samples: &mut [Duration], quantile: f64) -> Duration {
     let index = ((samples.len() as f64 - 1.0) * quantile).round() as usize;
     samples.get(index).copied().unwrap_or_default()
 }
+
+/// A game's stored moves as `(ply, seat, pit)`, from its record.
+pub async fn recorded_moves(base: &str, game: &str) -> Vec<(u64, u64, u64)> {
+    let record = request("GET", format!("{base}/v1/games/{game}"), None, None).await;
+    record["moves"]
+        .as_array()
+        .map(|moves| {
+            moves
+                .iter()
+                .map(|m| {
+                    let field = |name: &str| m[name].as_u64().unwrap_or(u64::MAX);
+                    (field("ply"), field("seat"), field("pit"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A guest who registers as `name`: their id and access token.
+pub async fn registered_player(matchmaking: &str, name: &str) -> (String, String) {
+    let guest = request(
+        "POST",
+        format!("{matchmaking}/v1/auth/guest"),
+        Some(serde_json::json!({})),
+        None,
+    )
+    .await;
+    let token = guest["access_token"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let session = request(
+        "POST",
+        format!("{matchmaking}/v1/auth/register"),
+        Some(serde_json::json!({"username": name, "password": "correct horse battery"})),
+        Some(&token),
+    )
+    .await;
+    (
+        session["player"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        session["access_token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// A lobby socket signed in with `token` and queued for ranked Kalah 3+2.
+pub async fn queued_for_ranked_kalah(matchmaking: &str, token: &str) -> Ws {
+    let mut lobby = Ws::open(format!("{matchmaking}/v1/lobby"))
+        .await
+        .unwrap_or_else(|error| panic!("the lobby: {error}"));
+    lobby
+        .send(serde_json::json!({"t": "auth", "d": {"token": token}}))
+        .await;
+    lobby
+        .send(
+            serde_json::json!({"t": "queue_join", "d": {"variant": "kalah",
+            "time_control": {"initial_secs": 180, "increment_secs": 2}}}),
+        )
+        .await;
+    lobby
+}

@@ -14,30 +14,11 @@ use std::time::{Duration, Instant};
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{TestStores, database_url};
 use mancala_tests::cluster::RedisCluster;
-use mancala_tests::harness::{Ws, free_port, pits, play_when_free, request, start};
+use mancala_tests::harness::{
+    Ws, free_port, pits, play_when_free, queued_for_ranked_kalah, recorded_moves,
+    registered_player, request, start,
+};
 use serde_json::{Value, json};
-
-async fn registered_player(matchmaking: &str, name: &str) -> (String, String) {
-    let guest = request(
-        "POST",
-        format!("{matchmaking}/v1/auth/guest"),
-        Some(json!({})),
-        None,
-    )
-    .await;
-    let token = guest["access_token"].as_str().unwrap().to_owned();
-    let session = request(
-        "POST",
-        format!("{matchmaking}/v1/auth/register"),
-        Some(json!({"username": name, "password": "correct horse battery"})),
-        Some(&token),
-    )
-    .await;
-    (
-        session["player"]["id"].as_str().unwrap().to_owned(),
-        session["access_token"].as_str().unwrap().to_owned(),
-    )
-}
 
 #[actix_rt::test]
 async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_primary() {
@@ -93,17 +74,7 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
     ];
     let mut lobbies = Vec::new();
     for (_, token) in &players {
-        let mut lobby = Ws::open(format!("{}/v1/lobby", matchmaking.base))
-            .await
-            .unwrap();
-        lobby
-            .send(json!({"t": "auth", "d": {"token": token}}))
-            .await;
-        lobby
-            .send(json!({"t": "queue_join", "d": {"variant": "kalah",
-                "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
-            .await;
-        lobbies.push(lobby);
+        lobbies.push(queued_for_ranked_kalah(&matchmaking.base, token).await);
     }
     let mut matches = Vec::new();
     for lobby in &mut lobbies {
@@ -229,20 +200,9 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
         None,
     )
     .await;
-    let stored: Vec<(u64, u64, u64)> = record["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["ply"].as_u64().unwrap(),
-                m["seat"].as_u64().unwrap(),
-                m["pit"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        stored, acknowledged,
+        recorded_moves(&room_b.base, &game).await,
+        acknowledged,
         "every acknowledged move, nothing else"
     );
     assert_eq!(record["result"], over["result"]);

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use mancala_platform::testing::{Proxy, TestStores, database_url, redis_url};
 use mancala_platform::{ExposeSecret, SecretString};
 use mancala_tests::harness::{
-    Ws, call, free_port, percentile, pits, play_when_free, request, start,
+    Ws, call, free_port, percentile, pits, play_when_free, recorded_moves, request, start,
 };
 use serde_json::{Value, json};
 
@@ -183,19 +183,7 @@ async fn drive(
 /// Every acknowledged move is in the game's record, in order.
 async fn check_records(base: &str, outcomes: &[Outcome]) {
     for outcome in outcomes {
-        let record = request("GET", format!("{base}/v1/games/{}", outcome.id), None, None).await;
-        let stored: Moves = record["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["ply"].as_u64().unwrap(),
-                    m["seat"].as_u64().unwrap(),
-                    m["pit"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let stored: Moves = recorded_moves(base, &outcome.id).await;
         assert_eq!(stored, outcome.acknowledged, "{}", outcome.id);
     }
 }

@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
-use mancala_tests::harness::{Ws, free_port, percentile, pits, play_when_free, request, start};
+use mancala_tests::harness::{
+    Ws, free_port, percentile, pits, play_when_free, queued_for_ranked_kalah, recorded_moves,
+    registered_player, request, start,
+};
 use serde_json::json;
 
 struct Player {
@@ -24,26 +27,9 @@ struct Player {
     token: String,
 }
 
-async fn registered_player(matchmaking: &str, name: &str) -> Player {
-    let guest = request(
-        "POST",
-        format!("{matchmaking}/v1/auth/guest"),
-        Some(json!({})),
-        None,
-    )
-    .await;
-    let token = guest["access_token"].as_str().unwrap().to_owned();
-    let session = request(
-        "POST",
-        format!("{matchmaking}/v1/auth/register"),
-        Some(json!({"username": name, "password": "correct horse battery"})),
-        Some(&token),
-    )
-    .await;
-    Player {
-        id: session["player"]["id"].as_str().unwrap().to_owned(),
-        token: session["access_token"].as_str().unwrap().to_owned(),
-    }
+async fn registered(matchmaking: &str, name: &str) -> Player {
+    let (id, token) = registered_player(matchmaking, name).await;
+    Player { id, token }
 }
 
 /// A deterministic pick among the legal pits, so a failing run repeats.
@@ -107,24 +93,14 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
     // Two registered players queue for ranked Kalah and are paired.
     let suffix = &uuid::Uuid::new_v4().simple().to_string()[..8];
     let players = [
-        registered_player(&matchmaking.base, &format!("south_{suffix}")).await,
-        registered_player(&matchmaking.base, &format!("north_{suffix}")).await,
+        registered(&matchmaking.base, &format!("south_{suffix}")).await,
+        registered(&matchmaking.base, &format!("north_{suffix}")).await,
     ];
     let queued = Instant::now();
     let mut matches = Vec::new();
     let mut lobbies = Vec::new();
     for player in &players {
-        let mut lobby = Ws::open(format!("{}/v1/lobby", matchmaking.base))
-            .await
-            .unwrap();
-        lobby
-            .send(json!({"t": "auth", "d": {"token": player.token}}))
-            .await;
-        lobby
-            .send(json!({"t": "queue_join", "d": {"variant": "kalah",
-                "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
-            .await;
-        lobbies.push(lobby);
+        lobbies.push(queued_for_ranked_kalah(&matchmaking.base, &player.token).await);
     }
     for lobby in &mut lobbies {
         matches.push(lobby.until("matched", Duration::from_secs(20)).await);
@@ -265,6 +241,7 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
     );
 
     // The record holds every acknowledged move, and nothing else.
+    assert_eq!(recorded_moves(&room_b.base, &game).await, acknowledged);
     let record = request(
         "GET",
         format!("{}/v1/games/{game}", room_b.base),
@@ -272,19 +249,6 @@ async fn split_services_pair_play_survive_a_killed_host_and_rate() {
         None,
     )
     .await;
-    let stored: Vec<(u64, u64, u64)> = record["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["ply"].as_u64().unwrap(),
-                m["seat"].as_u64().unwrap(),
-                m["pit"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(stored, acknowledged);
     assert_eq!(record["result"], over["result"]);
 
     // The rating service rates it; the leaderboard and profiles show it.
