@@ -242,7 +242,9 @@ impl Inner {
     }
 
     /// The process's Kalah proof tables: the solver table (made now if it
-    /// is the first ask) and the endgame table once built.
+    /// is the first ask) and the endgame table once built. The first ask
+    /// starts building the endgame table on a thread of its own, at the
+    /// AI's low priority; until it is there, proofs search to the end.
     fn proof_tables(&self) -> ProofTables {
         let table = self.solver_table.get_or_init(|| {
             Arc::new(SolverTable::new(
@@ -250,20 +252,21 @@ impl Inner {
                 self.settings.solver_table_bytes,
             ))
         });
+        self.start_endgame();
         ProofTables {
             table: Some(table.clone()),
             endgame: self.endgame.get().cloned(),
         }
     }
 
-    /// Gives a `Perfect` Kalah engine the process's proof tables. The first
-    /// one to ask starts building the endgame table on a thread of its own,
-    /// at the AI's low priority; until it is there, proofs search to the end.
+    /// Gives a `Perfect` Kalah engine the process's proof tables.
     fn lend_tables(&self, engine: &mut AnyAi) {
-        if !engine.proves() {
-            return;
+        if engine.proves() {
+            engine.share(&self.proof_tables());
         }
-        engine.share(&self.proof_tables());
+    }
+
+    fn start_endgame(&self) {
         if self.settings.endgame_stones == 0
             || self.endgame.get().is_some()
             || self.endgame_started.swap(true, Ordering::AcqRel)
@@ -479,8 +482,9 @@ mod tests {
         assert!(Arc::ptr_eq(tables.table.as_ref().unwrap(), solver_table));
         assert_eq!(
             Arc::strong_count(&table),
-            5,
-            "the pool's, this test's two, and the engine's (its solver cache and its solver)"
+            4,
+            "the pool's, this test's two, and the engine's solver cache (the start is in the \
+             opening book, so no proof has made a solver yet)"
         );
     }
 
