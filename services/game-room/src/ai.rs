@@ -40,6 +40,8 @@ pub struct PoolSettings {
     /// Bytes of the solver's table that every `Perfect` engine and every
     /// analysis of the process shares.
     pub solver_table_bytes: usize,
+    /// The longest one post-game analysis works.
+    pub analysis_deadline: Duration,
 }
 
 /// The share of its node budget a search gets after waiting long.
@@ -197,7 +199,7 @@ impl AiPool {
                 endgame: Arc::default(),
                 endgame_started: AtomicBool::new(false),
                 solver_table: OnceLock::new(),
-                analyses: Default::default(),
+                analyses: crate::analysis::Analyses::with_deadline(settings.analysis_deadline),
             }),
         }
     }
@@ -401,6 +403,7 @@ mod tests {
             idle_bytes,
             endgame_stones: 0,
             solver_table_bytes: 1 << 20,
+            analysis_deadline: crate::analysis::DEADLINE,
         }
     }
 

@@ -15,9 +15,10 @@ use mancala_rules::{AnyPosition, Game};
 use tokio::sync::{Semaphore, oneshot};
 use uuid::Uuid;
 
-/// The longest one analysis works; the earliest positions (the hardest)
-/// are left without values when it runs out.
-const DEADLINE: Duration = Duration::from_secs(10);
+/// The longest one analysis works unless told otherwise
+/// (`APP_ANALYSIS_DEADLINE_MS`); the earliest positions (the hardest) are
+/// left without values when it runs out.
+pub(crate) const DEADLINE: Duration = Duration::from_secs(10);
 /// How long a request waits for the analysis running before it is told
 /// to come back.
 const QUEUE_WAIT: Duration = Duration::from_secs(2);
@@ -32,6 +33,7 @@ pub(crate) struct Busy;
 pub(crate) struct Analyses {
     place: Semaphore,
     queue_wait: Duration,
+    deadline: Duration,
     kept: Mutex<Kept>,
 }
 
@@ -43,15 +45,21 @@ struct Kept {
 
 impl Default for Analyses {
     fn default() -> Analyses {
-        Analyses {
-            place: Semaphore::new(1),
-            queue_wait: QUEUE_WAIT,
-            kept: Mutex::default(),
-        }
+        Analyses::with_deadline(DEADLINE)
     }
 }
 
 impl Analyses {
+    /// Analyses that each work at most `deadline`.
+    pub(crate) fn with_deadline(deadline: Duration) -> Analyses {
+        Analyses {
+            place: Semaphore::new(1),
+            queue_wait: QUEUE_WAIT,
+            deadline,
+            kept: Mutex::default(),
+        }
+    }
+
     fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -106,8 +114,9 @@ impl Analyses {
             tracing::error!(%error, "starting an analysis");
             return Err(Busy);
         }
+        let deadline = self.deadline;
         let deadline = tokio::spawn(async move {
-            tokio::time::sleep(DEADLINE).await;
+            tokio::time::sleep(deadline).await;
             stop.store(true, Ordering::Relaxed);
         });
         let reviews = reviews.await;

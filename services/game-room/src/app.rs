@@ -54,6 +54,7 @@ impl GameRoom {
             idle_bytes: room_settings.ai_idle_bytes,
             endgame_stones: room_settings.ai_endgame_stones,
             solver_table_bytes: room_settings.ai_solver_table_bytes,
+            analysis_deadline: room_settings.analysis_deadline,
         });
         // The games in progress write through connections of their own, so
         // a burst of other work (sign-ins, lists, loads) that empties the

@@ -92,6 +92,11 @@ pub struct GameRoomSettings {
     /// asks; the system hands its memory out as it is touched).
     #[arg(env = "APP_AI_SOLVER_TABLE_MB", default_value = "256", value_parser = megabytes)]
     pub ai_solver_table_bytes: usize,
+    /// The longest one post-game analysis works, in milliseconds; the
+    /// positions nearest the start (the hardest) are left without values
+    /// when it runs out.
+    #[arg(env = "APP_ANALYSIS_DEADLINE_MS", default_value = "10000", value_parser = positive_millis)]
+    pub analysis_deadline: Duration,
     /// Rated games between the same two players that count within 24
     /// hours; further ones are made casual.
     #[arg(env = "APP_RATED_PAIR_LIMIT",

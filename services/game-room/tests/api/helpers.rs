@@ -137,9 +137,15 @@ impl Instance {
     }
 
     pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
+        self.get_within(path, Duration::from_secs(30)).await
+    }
+
+    /// [`Instance::get`] for an answer that may take up to `wait`.
+    pub(crate) async fn get_within(&self, path: &str, wait: Duration) -> (u16, Value) {
         let mut response = self
             .client
             .get(format!("{}{path}", self.base))
+            .timeout(wait)
             .send()
             .await
             .unwrap();
