@@ -13,6 +13,16 @@ use uuid::Uuid;
 
 pub(crate) const SERVICE_TOKEN: &str = "test-service-token";
 
+/// A GET's status and JSON body.
+async fn answer(client: &awc::Client, url: &str) -> (u16, Value) {
+    let mut response = client.get(url).send().await.unwrap();
+    let bytes = response.body().limit(1 << 20).await.unwrap();
+    (
+        response.status().as_u16(),
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
 /// Shared stores and keys for one or more instances.
 pub(crate) struct World {
     pub(crate) stores: TestStores,
@@ -137,23 +147,15 @@ impl Instance {
     }
 
     pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
-        self.get_within(path, Duration::from_secs(30)).await
+        answer(&self.client, &format!("{}{path}", self.base)).await
     }
 
-    /// [`Instance::get`] for an answer that may take up to `wait`.
+    /// [`Instance::get`] for an answer that may take up to `wait`, on a
+    /// connection of its own (a pooled one the server closed after its
+    /// keep-alive while a long test ran would fail the request).
     pub(crate) async fn get_within(&self, path: &str, wait: Duration) -> (u16, Value) {
-        let mut response = self
-            .client
-            .get(format!("{}{path}", self.base))
-            .timeout(wait)
-            .send()
-            .await
-            .unwrap();
-        let bytes = response.body().limit(1 << 20).await.unwrap();
-        (
-            response.status().as_u16(),
-            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-        )
+        let client = awc::Client::builder().timeout(wait).finish();
+        answer(&client, &format!("{}{path}", self.base)).await
     }
 
     /// Creates a game between two seats (JSON seat requests).
