@@ -37,7 +37,7 @@ pub use any::AnyAi;
 pub use book::{Book, BookEntry, BookError, BookMove};
 pub use budget::Budget;
 pub use calibration::{level_near, rating};
-pub use endgame::Endgame;
+pub use endgame::{Endgame, EndgameFileError, HEADER_BYTES, Inconsistency, PendingEndgame};
 pub use eval::{Evaluate, SCALE};
 pub use player::{Ai, Chooser, Decision, Level, LevelUnavailable, UnknownLevel};
 pub use search::{SearchResult, Searcher};

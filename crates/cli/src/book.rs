@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
-use mancala_ai::{Book, BookEntry, Budget, Endgame, ProofTables, Solver, SolverTable};
+use mancala_ai::{Book, BookEntry, Budget, ProofTables, Solver, SolverTable};
+
+use crate::endgame::EndgameChoice;
 use mancala_rules::{Kalah, KalahOptions, Position, Side};
 
 use crate::Failure;
@@ -44,9 +46,9 @@ struct Tables {
     /// Megabytes of the solver's table, shared by the threads.
     #[arg(long, default_value_t = 1024)]
     table_mb: usize,
-    /// Stones up to which proofs read an endgame table built first.
-    #[arg(long, default_value_t = 17)]
-    endgame_stones: u8,
+    /// The endgame table proofs read (17 stones unless told).
+    #[command(flatten)]
+    endgame: EndgameChoice,
     /// Solves at once (default: the number of cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -86,16 +88,11 @@ fn options(seeds: u8) -> Result<KalahOptions, Failure> {
 }
 
 /// The proof tables for boards of `options`, built once for all solves.
-fn proof_tables(tables: &Tables, options: KalahOptions) -> ProofTables {
-    eprintln!(
-        "building the endgame table (up to {} stones)",
-        tables.endgame_stones
-    );
-    ProofTables {
+fn proof_tables(tables: &Tables, options: KalahOptions) -> Result<ProofTables, Failure> {
+    Ok(ProofTables {
         table: Some(Arc::new(SolverTable::new(options, tables.table_mb << 20))),
-        endgame: (tables.endgame_stones > 0)
-            .then(|| Arc::new(Endgame::build(options, tables.endgame_stones))),
-    }
+        endgame: tables.endgame.table(options, 17)?.map(Arc::new),
+    })
 }
 
 /// Walks the positions `Perfect` faces, playing `side`, within `reach`
@@ -184,7 +181,7 @@ fn build(args: &BuildArgs) -> Result<(), Failure> {
     let mut solved = 0usize;
     for &seeds in &args.reach.seeds {
         let options = options(seeds)?;
-        let tables = proof_tables(&args.tables, options);
+        let tables = proof_tables(&args.tables, options)?;
         for side in Side::BOTH {
             walk(
                 Kalah::new(options),
@@ -296,7 +293,7 @@ fn verify(args: &VerifyArgs) -> Result<(), Failure> {
             .step_by(args.every.max(1))
             .copied()
             .collect();
-        let tables = proof_tables(&args.tables, options);
+        let tables = proof_tables(&args.tables, options)?;
         let solutions = solve_all(&sample, &tables, threads_or_cores(args.tables.threads));
         for (position, solution) in sample.iter().zip(solutions) {
             checked += 1;

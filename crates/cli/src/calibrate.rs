@@ -6,6 +6,7 @@ use mancala_ai::Level;
 use serde_json::json;
 
 use crate::Failure;
+use crate::endgame::EndgameChoice;
 use crate::matches::{
     Contestant, PERFECT_ENDGAME_STONES, PERFECT_TABLE_MB, Plan, Tally, perfect_tables, play_match,
     threads_or_cores,
@@ -83,9 +84,9 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<(), Failure> {
     let tables = perfect_tables(
         variant,
         [perfect, perfect],
-        PERFECT_ENDGAME_STONES,
+        &EndgameChoice::stones(PERFECT_ENDGAME_STONES),
         PERFECT_TABLE_MB,
-    );
+    )?;
     let n = contestants.len();
     let mut scores = vec![vec![0.0; n]; n];
     let mut games = vec![vec![0.0; n]; n];

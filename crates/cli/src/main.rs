@@ -3,6 +3,7 @@
 mod ai;
 mod book;
 mod calibrate;
+mod endgame;
 mod huge_pages;
 mod matches;
 mod perft;
@@ -38,13 +39,24 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Build or check the `Perfect` AI's opening book.
     Book(book::BookArgs),
+    /// Build a Kalah endgame table into a file, or check one.
+    Endgame(endgame::EndgameArgs),
 }
+
+/// jemalloc, because it can be told to put every large table on huge pages
+/// (see `huge_pages`).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Solve(_) | Command::Match(_) | Command::Calibrate(_) | Command::Book(_)
+        Command::Solve(_)
+            | Command::Match(_)
+            | Command::Calibrate(_)
+            | Command::Book(_)
+            | Command::Endgame(_)
     ) {
         huge_pages::ask();
     }
@@ -56,6 +68,7 @@ fn main() -> ExitCode {
         Command::Match(args) => matches::run(&args),
         Command::Calibrate(args) => calibrate::run(&args),
         Command::Book(args) => book::run(&args),
+        Command::Endgame(args) => endgame::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

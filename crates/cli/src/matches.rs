@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_ai::{AnyAi, Budget, Chooser, Decision, Endgame, Level, ProofTables, SolverTable};
+use mancala_ai::{AnyAi, Budget, Chooser, Decision, Level, ProofTables, SolverTable};
+
+use crate::endgame::EndgameChoice;
 use mancala_rules::{AnyPosition, Game, Pit, Position, Variant, Winner};
 use serde_json::json;
 
@@ -70,11 +72,11 @@ pub(crate) struct MatchArgs {
     /// Print one JSON object: {"a_wins","draws","b_wins","score"}.
     #[arg(long)]
     json: bool,
-    /// Kalah: a `Perfect` player proves positions with at most this many
-    /// stones in the pits from an endgame table built first and shared by
-    /// every game, as the server's AI does (0: none).
-    #[arg(long, default_value_t = PERFECT_ENDGAME_STONES)]
-    endgame_stones: u8,
+    /// Kalah: a `Perfect` player proves positions with few stones in the
+    /// pits from one endgame table that every game shares, as the server's
+    /// AI does (16 stones unless told).
+    #[command(flatten)]
+    endgame: EndgameChoice,
     /// Kalah: megabytes of the solver's table that every `Perfect` player
     /// shares, as the server's AI does.
     #[arg(long, default_value_t = PERFECT_TABLE_MB)]
@@ -95,19 +97,21 @@ pub(crate) const PERFECT_TABLE_MB: usize = 256;
 pub(crate) fn perfect_tables(
     variant: Variant,
     contestants: [Contestant; 2],
-    stones: u8,
+    endgame: &EndgameChoice,
     table_mb: usize,
-) -> ProofTables {
+) -> Result<ProofTables, Failure> {
     let Variant::Kalah(options) = variant else {
-        return ProofTables::default();
+        return Ok(ProofTables::default());
     };
     if !contestants.contains(&Contestant::Ai(Level::Perfect)) {
-        return ProofTables::default();
+        return Ok(ProofTables::default());
     }
-    ProofTables {
+    Ok(ProofTables {
         table: Some(Arc::new(SolverTable::new(options, table_mb << 20))),
-        endgame: (stones > 0).then(|| Arc::new(Endgame::build(options, stones))),
-    }
+        endgame: endgame
+            .table(options, PERFECT_ENDGAME_STONES)?
+            .map(Arc::new),
+    })
 }
 
 /// Results from A's side.
@@ -465,9 +469,9 @@ pub(crate) fn run(args: &MatchArgs) -> Result<(), Failure> {
         tables: perfect_tables(
             variant,
             [args.a, args.b],
-            args.endgame_stones,
+            &args.endgame,
             args.solver_table_mb,
-        ),
+        )?,
     };
     let mut report =
         play_match(&plan, threads_or_cores(args.threads), &on_game).map_err(Failure::Usage)?;

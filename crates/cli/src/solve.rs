@@ -5,6 +5,8 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use mancala_ai::{Budget, Endgame, Solver};
+
+use crate::endgame::EndgameChoice;
 use mancala_rules::{AnyPosition, Pit, Position};
 use serde_json::json;
 
@@ -21,10 +23,8 @@ pub(crate) struct SolveArgs {
     /// Memory for the solver's transposition table, in MiB.
     #[arg(long, default_value_t = Solver::DEFAULT_TABLE_BYTES >> 20)]
     table_mb: usize,
-    /// Answer positions with at most this many stones left in the pits from
-    /// an endgame table built first (C(k + 2 pits, 2 pits) bytes; 0: none).
-    #[arg(long, default_value_t = 16)]
-    endgame_stones: u8,
+    #[command(flatten)]
+    endgame: EndgameChoice,
     /// Print each narrowing of the bounds on standard error, one line each,
     /// even when standard error is not a terminal.
     #[arg(long)]
@@ -33,6 +33,10 @@ pub(crate) struct SolveArgs {
     #[arg(long)]
     nodes: Option<u64>,
 }
+
+/// Stones up to which `mancala solve` builds an endgame table unless told
+/// otherwise: a few seconds to build, and about as much as it saves.
+const SOLVE_ENDGAME_STONES: u8 = 16;
 
 pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
     let game = args.position.game()?;
@@ -54,13 +58,8 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), Failure> {
     let table_bytes =
         (args.table_mb << 20).min(configurations.saturating_mul(64).max(1 << 20) as usize);
     let mut solver = Solver::new(table_bytes);
-    if args.endgame_stones > 0 {
-        progress.set_message(format!(
-            "building the endgame table (up to {} stones)",
-            args.endgame_stones
-        ));
-        progress.tick();
-        solver = solver.with_endgame(Endgame::build(position.options(), args.endgame_stones));
+    if let Some(endgame) = args.endgame.table(options, SOLVE_ENDGAME_STONES)? {
+        solver = solver.with_endgame(endgame);
     }
     let solution = solver.solve_with_progress(&position, &budget, |step| {
         let message = format!(

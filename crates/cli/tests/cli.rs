@@ -171,6 +171,62 @@ fn solve_prints_the_value_and_every_best_move() {
 }
 
 #[test]
+fn an_endgame_table_built_into_a_file_is_checked_and_solves_with_fewer_nodes() {
+    let dir = std::env::temp_dir().join(format!("mancala-endgame-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kalah-3.egtb");
+    let path = file.to_str().unwrap();
+    let output = mancala(&[
+        "endgame", "build", "--pits", "3", "--stones", "14", "--out", path,
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = mancala(&["endgame", "check", path]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("gains agree with their moves"));
+
+    // The 3x3 board holds 18 stones: the file's 14 answer more of the tree
+    // than a table of 4 built now, for the same value.
+    let from_file = json_of(&solve_3x3(&["--endgame-file", path]));
+    let built = json_of(&solve_3x3(&["--endgame-stones", "4"]));
+    assert_eq!(from_file["value"], 2);
+    assert_eq!(from_file["best"], built["best"]);
+    assert!(from_file["nodes"].as_u64() < built["nodes"].as_u64());
+
+    // A damaged file is refused, by the solver and by the check.
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    for args in [
+        vec!["endgame", "check", path],
+        vec![
+            "solve",
+            "--variant",
+            "kalah",
+            "--pits",
+            "3",
+            "--seeds",
+            "3",
+            "--endgame-file",
+            path,
+        ],
+    ] {
+        let output = mancala(&args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("damaged"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn ai_prints_a_legal_move_and_is_reproducible() {
     let args = [
         "ai",

@@ -13,6 +13,7 @@
 //! Each search can be cancelled (an undo, the end, an unload): cancelled
 //! while waiting it never runs; running, its budget's stop flag ends it.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
@@ -22,7 +23,7 @@ use mancala_rules::{AnyPosition, Game, KalahOptions, Variant};
 use tokio::sync::{Notify, Semaphore, oneshot};
 
 /// How the pool is sized.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PoolSettings {
     /// Searches that run at once.
     pub workers: usize,
@@ -37,6 +38,10 @@ pub struct PoolSettings {
     /// Stones up to which `Perfect` proves Kalah from the process's
     /// endgame table; 0: no table.
     pub endgame_stones: u8,
+    /// A bigger endgame table to read instead of building one
+    /// (`mancala endgame build`); the built one stands in when it cannot
+    /// be read.
+    pub endgame_file: Option<PathBuf>,
     /// Bytes of the solver's table that every `Perfect` engine and every
     /// analysis of the process shares.
     pub solver_table_bytes: usize,
@@ -190,6 +195,7 @@ impl Idle {
 impl AiPool {
     pub fn new(settings: PoolSettings) -> AiPool {
         let workers = settings.workers.max(1);
+        let analysis_deadline = settings.analysis_deadline;
         AiPool {
             inner: Arc::new(Inner {
                 workers: Arc::new(Semaphore::new(workers)),
@@ -199,7 +205,7 @@ impl AiPool {
                 endgame: Arc::default(),
                 endgame_started: AtomicBool::new(false),
                 solver_table: OnceLock::new(),
-                analyses: crate::analysis::Analyses::with_deadline(settings.analysis_deadline),
+                analyses: crate::analysis::Analyses::with_deadline(analysis_deadline),
             }),
         }
     }
@@ -238,6 +244,18 @@ impl AiPool {
     }
 }
 
+/// Reads an endgame table file of standard Kalah's rules.
+fn read_endgame(path: &Path) -> Result<Endgame, String> {
+    let fail = |error: &dyn std::fmt::Display| format!("{}: {error}", path.display());
+    let file = std::fs::File::open(path).map_err(|error| fail(&error))?;
+    let table = Endgame::read_from(&mut std::io::BufReader::with_capacity(1 << 20, file))
+        .map_err(|error| fail(&error))?;
+    if !table.covers(KalahOptions::default()) {
+        return Err(fail(&"the table is for other Kalah rules"));
+    }
+    Ok(table)
+}
+
 impl Inner {
     fn idle(&self) -> std::sync::MutexGuard<'_, Idle> {
         self.idle.lock().unwrap_or_else(|e| e.into_inner())
@@ -269,13 +287,14 @@ impl Inner {
     }
 
     fn start_endgame(&self) {
-        if self.settings.endgame_stones == 0
+        if (self.settings.endgame_stones == 0 && self.settings.endgame_file.is_none())
             || self.endgame.get().is_some()
             || self.endgame_started.swap(true, Ordering::AcqRel)
         {
             return;
         }
         let (cell, stones) = (self.endgame.clone(), self.settings.endgame_stones);
+        let file = self.settings.endgame_file.clone();
         let started = std::thread::Builder::new()
             .name("ai-endgame".into())
             .spawn(move || {
@@ -283,9 +302,16 @@ impl Inner {
                     thread_priority::ThreadPriority::Min,
                 );
                 let began = Instant::now();
-                let table = Endgame::build(KalahOptions::default(), stones);
+                let table = match file.as_deref().map(read_endgame) {
+                    Some(Ok(table)) => table,
+                    Some(Err(error)) => {
+                        tracing::warn!(%error, "reading the endgame table: building one instead");
+                        Endgame::build(KalahOptions::default(), stones)
+                    }
+                    None => Endgame::build(KalahOptions::default(), stones),
+                };
                 tracing::info!(
-                    stones,
+                    stones = table.max_stones(),
                     bytes = table.bytes(),
                     seconds = began.elapsed().as_secs_f64(),
                     "the Perfect AI's endgame table is ready"
@@ -402,6 +428,7 @@ mod tests {
             queue_wait,
             idle_bytes,
             endgame_stones: 0,
+            endgame_file: None,
             solver_table_bytes: 1 << 20,
             analysis_deadline: crate::analysis::DEADLINE,
         }
@@ -489,6 +516,50 @@ mod tests {
             "the pool's, this test's two, and the engine's solver cache (the start is in the \
              opening book, so no proof has made a solver yet)"
         );
+    }
+
+    /// The endgame table the pool has once a Perfect search asked for it.
+    async fn endgame_of(pool: &AiPool) -> Arc<Endgame> {
+        let (_, done) = outcome(pool, kalah(Level::Perfect, 1)).await;
+        done.await.unwrap();
+        for _ in 0..1000 {
+            if let Some(table) = pool.inner.endgame.get() {
+                return table.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("no endgame table within 10 s");
+    }
+
+    #[tokio::test]
+    async fn an_endgame_table_file_is_read_and_a_damaged_one_gives_way_to_a_build() {
+        let dir = std::env::temp_dir().join(format!("ai-endgame-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let written = Endgame::build(KalahOptions::default(), 9);
+        let mut bytes = written.header().to_vec();
+        bytes.extend_from_slice(written.as_bytes());
+        let good = dir.join("good.egtb");
+        std::fs::write(&good, &bytes).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        let damaged = dir.join("damaged.egtb");
+        std::fs::write(&damaged, &bytes).unwrap();
+        let pool_reading = |file: &std::path::Path| {
+            AiPool::new(PoolSettings {
+                endgame_stones: 7,
+                endgame_file: Some(file.to_owned()),
+                ..settings(1, Duration::from_secs(10), 64 << 20)
+            })
+        };
+
+        let read = endgame_of(&pool_reading(&good)).await;
+        assert_eq!(read.max_stones(), 9, "the file's table, not a build of 7");
+        assert_eq!(read.as_bytes(), written.as_bytes());
+        for file in [damaged.as_path(), &dir.join("missing.egtb")] {
+            let built = endgame_of(&pool_reading(file)).await;
+            assert_eq!(built.max_stones(), 7, "{}", file.display());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[tokio::test]

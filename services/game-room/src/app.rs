@@ -53,6 +53,7 @@ impl GameRoom {
             queue_wait: room_settings.ai_queue_wait,
             idle_bytes: room_settings.ai_idle_bytes,
             endgame_stones: room_settings.ai_endgame_stones,
+            endgame_file: room_settings.ai_endgame_file.clone(),
             solver_table_bytes: room_settings.ai_solver_table_bytes,
             analysis_deadline: room_settings.analysis_deadline,
         });

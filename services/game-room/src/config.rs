@@ -87,6 +87,13 @@ pub struct GameRoomSettings {
     #[arg(env = "APP_AI_ENDGAME_STONES", default_value = "16",
           value_parser = clap::value_parser!(u8).range(0..=20))]
     pub ai_endgame_stones: u8,
+    /// A bigger Kalah endgame table for the `Perfect` AI and analyses, read
+    /// from this file (made by `mancala endgame build --stones 22`: 548 MB,
+    /// and a proof from the start needs a sixth of the nodes) instead of
+    /// building one of `APP_AI_ENDGAME_STONES`, which stands in when the
+    /// file cannot be read.
+    #[arg(env = "APP_AI_ENDGAME_FILE")]
+    pub ai_endgame_file: Option<std::path::PathBuf>,
     /// Megabytes of the Kalah solver's table, one per process, shared by
     /// every `Perfect` move and every analysis (made when the first one
     /// asks; the system hands its memory out as it is touched).

@@ -13,14 +13,23 @@ use rand_xoshiro::rand_core::{Rng, SeedableRng};
 /// Opponent moves from the start that the shipped book answers.
 const BOOK_REACH: u32 = 3;
 
-/// One set of proof tables for the whole test binary, as a server has.
+/// One set of proof tables for the whole test binary, as a server has: the
+/// endgame table of `MANCALA_ENDGAME_FILE` when set (as a server's
+/// `APP_AI_ENDGAME_FILE`), else one of 16 stones, the server's default.
 fn tables() -> &'static ProofTables {
     static TABLES: OnceLock<ProofTables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let options = KalahOptions::default();
+        let endgame = match std::env::var_os("MANCALA_ENDGAME_FILE") {
+            Some(path) => {
+                let file = std::fs::File::open(&path).unwrap();
+                Endgame::read_from(&mut std::io::BufReader::new(file)).unwrap()
+            }
+            None => Endgame::build(options, 16),
+        };
         ProofTables {
             table: Some(Arc::new(SolverTable::new(options, 256 << 20))),
-            endgame: Some(Arc::new(Endgame::build(options, 16))),
+            endgame: Some(Arc::new(endgame)),
         }
     })
 }
@@ -151,7 +160,9 @@ fn percentile(sorted: &[Duration], share: f64) -> Duration {
 }
 
 /// Offline: `PERFECT_POSITIONS=1000 cargo test --release -p mancala-ai --test ai
-/// -- --ignored --nocapture perfect_keeps_the_value`. Positions are drawn
+/// -- --ignored --nocapture perfect_keeps_the_value`, with
+/// `MANCALA_ENDGAME_FILE` naming a table of 22 stones (`mancala endgame
+/// build --stones 22`) to measure the server set up with one. Positions are drawn
 /// from games between the fallible levels; Perfect, sharing one set of
 /// tables as in a server, chooses on its default budget; a full solve of
 /// the position and of the position after its move checks the value kept.

@@ -13,6 +13,10 @@ use mancala_rules::{Kalah, KalahOptions, Position};
 use crate::rank::Ranks;
 use crate::solver::{Board, Rules};
 
+mod file;
+
+pub use file::{EndgameFileError, HEADER_BYTES, PendingEndgame};
+
 /// Exact gains for positions with at most `max_stones` stones in the pits.
 #[derive(Clone, Debug)]
 pub struct Endgame {
@@ -98,6 +102,102 @@ impl Endgame {
         let value = self.values[self.ranks.rank_position(position) as usize];
         (value != UNKNOWN).then_some(i32::from(value))
     }
+
+    /// Checks one configuration in every `every` (all of them with 1), in
+    /// rank order, against its moves: its gain must be the best of what
+    /// each move stores plus (or minus, when the turn passes) the gain of
+    /// the configuration it leads to. A table that passes with 1 is right,
+    /// by induction from the empty board; a file read back passes its
+    /// checksum already, so this checks the build. Returns the number
+    /// checked.
+    pub fn audit(&self, every: u64) -> Result<u64, Inconsistency> {
+        match self.options.pits() {
+            1 => self.audit_board::<1>(every),
+            2 => self.audit_board::<2>(every),
+            3 => self.audit_board::<3>(every),
+            4 => self.audit_board::<4>(every),
+            5 => self.audit_board::<5>(every),
+            _ => self.audit_board::<6>(every),
+        }
+    }
+
+    fn audit_board<const P: usize>(&self, every: u64) -> Result<u64, Inconsistency> {
+        let rules = Rules::of(self.options);
+        let every = every.max(1);
+        let mut checked = 0;
+        let mut failure = None;
+        each_configuration::<P>(self.max_stones, |board, index| {
+            if failure.is_some() || !(index as u64).is_multiple_of(every) || board.is_over(rules) {
+                return;
+            }
+            checked += 1;
+            let mut best = i32::MIN;
+            let mut moves = board.moves();
+            while moves != 0 {
+                let pit = moves.trailing_zeros() as usize;
+                moves &= moves - 1;
+                let played = board.play(pit, rules);
+                let rest = if played.over {
+                    0
+                } else {
+                    i32::from(self.values[self.ranks.rank(played.board) as usize])
+                };
+                best = best.max(if played.same {
+                    played.step + rest
+                } else {
+                    played.step - rest
+                });
+            }
+            let stored = i32::from(self.values[index]);
+            if stored != best {
+                failure = Some(Inconsistency {
+                    rank: index as u64,
+                    stored,
+                    computed: best,
+                });
+            }
+        });
+        failure.map_or(Ok(checked), Err)
+    }
+}
+
+/// A gain in a table that its moves do not give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the configuration of rank {rank} holds {stored}, but its moves give {computed}")]
+pub struct Inconsistency {
+    pub rank: u64,
+    pub stored: i32,
+    pub computed: i32,
+}
+
+/// Calls `visit` with every configuration of at most `max_stones` stones on
+/// a board of `P` pits a side and its rank, in rank order: fewest stones
+/// first, then the last place counting down slowest.
+fn each_configuration<const P: usize>(max_stones: u8, mut visit: impl FnMut(Board<P>, usize)) {
+    fn layer<const P: usize>(
+        places: &mut [u8; 12],
+        place: usize,
+        left: u8,
+        next: &mut usize,
+        visit: &mut impl FnMut(Board<P>, usize),
+    ) {
+        if place == 0 {
+            places[0] = left;
+            let index = *next;
+            *next += 1;
+            visit(Board::<P>::from_places(&places[..2 * P]), index);
+            return;
+        }
+        for here in (0..=left).rev() {
+            places[place] = here;
+            layer(places, place - 1, left - here, next, visit);
+        }
+    }
+    let mut places = [0u8; 12];
+    let mut next = 0;
+    for stones in 0..=max_stones {
+        layer(&mut places, 2 * P - 1, stones, &mut next, &mut visit);
+    }
 }
 
 /// Fills a table of boards of `P` pits a side.
@@ -123,31 +223,13 @@ impl<'a, const P: usize> Builder<'a, P> {
     /// and a configuration's own entry is the next byte, not a miss to
     /// memory.
     fn fill(&mut self) {
-        let mut places = [0u8; 12];
-        let mut next = 0;
-        for stones in 0..=self.max_stones {
-            self.fill_layer(&mut places, 2 * P - 1, stones, &mut next);
-        }
-    }
-
-    /// Visits every configuration of `left` stones in the places up to
-    /// `place` (the last place counts down slowest: the ranks' order).
-    fn fill_layer(&mut self, places: &mut [u8; 12], place: usize, left: u8, next: &mut usize) {
-        if place == 0 {
-            places[0] = left;
-            let index = *next;
-            *next += 1;
-            let board = Board::<P>::from_places(&places[..2 * P]);
+        let max_stones = self.max_stones;
+        each_configuration::<P>(max_stones, |board, index| {
             if self.values[index] == UNKNOWN && !board.is_over(self.rules) {
                 debug_assert_eq!(self.ranks.rank(board) as usize, index);
                 self.solve_at(board, index);
             }
-            return;
-        }
-        for here in (0..=left).rev() {
-            places[place] = here;
-            self.fill_layer(places, place - 1, left - here, next);
-        }
+        });
     }
 
     /// The gain of `board` (not over, rank `index`), solving the boards it
@@ -272,6 +354,29 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 100, "only {checked}");
+    }
+
+    #[test]
+    fn a_built_table_passes_its_audit_and_a_wrong_gain_does_not() {
+        let options = KalahOptions::new(4, 3).unwrap();
+        let mut table = Endgame::build(options, 10);
+        let entries = table.bytes() as u64;
+        // Every configuration but those where a side is empty (the game is
+        // over): C(10 + 4, 4) of them for each side, the empty board twice.
+        let over = 2 * Endgame::entries(2, 10) - 1;
+        assert_eq!(table.audit(1), Ok(entries - over));
+        assert_eq!(
+            table.audit(7).map(|checked| checked > entries / 8),
+            Ok(true)
+        );
+        // A wrong entry is caught by a full audit.
+        let rank = table
+            .ranks
+            .rank(Board::<4>::from_places(&[1, 2, 0, 1, 1, 0, 2, 0]));
+        table.values[rank as usize] += 1;
+        let failure = table.audit(1).unwrap_err();
+        assert_eq!(failure.rank, rank);
+        assert_eq!(failure.stored, failure.computed + 1);
     }
 
     #[test]
