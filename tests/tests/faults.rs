@@ -672,3 +672,89 @@ async fn a_busy_instance_refuses_new_work_at_once_and_keeps_its_games_going() {
     drop(redis);
     stores.cleanup().await.unwrap();
 }
+
+/// Resigns `game` as its first player and waits for the end.
+async fn resign(bases: &[String], game: &Game) {
+    let (mut ws, _) =
+        play_when_free(bases, &game.id, &game.tokens[0], Duration::from_secs(30)).await;
+    ws.send(json!({"t": "resign"})).await;
+    while let Some(message) = ws.next(Duration::from_secs(5)).await {
+        if message["t"] == "over" {
+            return;
+        }
+    }
+    panic!("{}: no end after resigning", game.id);
+}
+
+#[actix_rt::test]
+async fn an_instance_at_its_capacity_refuses_new_work_and_plays_the_games_it_holds() {
+    let stores = TestStores::new().await.unwrap();
+    let shared = shared();
+    let mut env = environment(&stores, &shared, redis_url().expose_secret());
+    env.push(("APP_OVERLOAD_GAMES", "2".to_owned()));
+    let arena = start("arena", free_port(), &env).await;
+    let base = arena.base.clone();
+    let player = guest_when_ready(&base).await;
+    let token = player["access_token"].as_str().unwrap().to_owned();
+    let games = new_games(&base, &base, &shared.internal_token, 2).await;
+    let bases = Rc::new(RefCell::new(vec![base.clone()]));
+    let started = Started::default();
+    let first = games[0].id.clone();
+    let (first_tokens, second) = (games[0].tokens.clone(), games[1].id.clone());
+    let running = actix_rt::spawn({
+        let (bases, started) = (bases.clone(), started.clone());
+        async move { drive_all(games, &bases, 12, &started).await }
+    });
+    until_all_started(&started, 2).await;
+    // Two games in progress: the instance is full. New work is refused at
+    // once, with a time to come back; no sign had to move first.
+    for (method, path, token) in [
+        ("POST", "/v1/auth/guest", None),
+        ("POST", "/v1/ai-games", Some(token.as_str())),
+        ("GET", &*format!("/v1/games/{second}/watch"), None),
+    ] {
+        let refused = timed_call(method, format!("{base}{path}"), token).await;
+        assert_eq!((refused.0, refused.1), (503, Some(5)), "{method} {path}");
+        assert!(
+            refused.2 < Duration::from_secs(1),
+            "{path}: {:?}",
+            refused.2
+        );
+    }
+    // The games it holds go on to the end of the drive, losing nothing.
+    let outcomes = running.await.unwrap();
+    check_records(&base, &outcomes).await;
+    assert!(
+        outcomes
+            .iter()
+            .all(|outcome| outcome.acknowledged.len() == 12)
+    );
+    // One ends: room for one new game, and the instance is full again.
+    let game = Game {
+        id: first,
+        tokens: first_tokens,
+    };
+    let bases = bases.borrow().clone();
+    resign(&bases, &game).await;
+    let admitted = call(
+        "POST",
+        format!("{base}/v1/ai-games"),
+        Some(json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"})),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(admitted.0, 201, "a game ended: {admitted:?}");
+    let id = admitted.1["game_id"].as_str().unwrap().to_owned();
+    let (_ws, _) = play_when_free(&bases, &id, &token, Duration::from_secs(30)).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let again = timed_call("POST", format!("{base}/v1/auth/guest"), None).await;
+        if again.0 == 503 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not full again: {again:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(arena);
+    stores.cleanup().await.unwrap();
+}

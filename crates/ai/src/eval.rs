@@ -21,13 +21,17 @@ pub trait Evaluate: Position {
     /// Whether the variant has an exact solver, so `Level::Perfect` exists.
     const SOLVABLE: bool = false;
 
-    /// A best move by exact solving within the budget, or `None` when the
-    /// budget runs out first or the variant has no solver.
+    /// A best move by exact solving within the budget (starting from
+    /// `estimate`, a search's value for the player to move), or, when the
+    /// budget runs out first, a move the proof showed to reach at least
+    /// its value (not exact); `None` when it showed none or the variant has
+    /// no solver.
     fn solve_move(
         _game: &Game<Self>,
         _cache: &mut SolverCache,
         _budget: &Budget,
         _rng: &mut Xoshiro256PlusPlus,
+        _estimate: i32,
     ) -> Option<Decision> {
         None
     }
@@ -65,8 +69,9 @@ impl Evaluate for Kalah {
         cache: &mut SolverCache,
         budget: &Budget,
         rng: &mut Xoshiro256PlusPlus,
+        estimate: i32,
     ) -> Option<Decision> {
-        perfect_kalah_move(game, cache, budget, rng)
+        perfect_kalah_move(game, cache, budget, rng, estimate)
     }
 }
 

@@ -41,4 +41,4 @@ pub use endgame::{Endgame, EndgameFileError, HEADER_BYTES, Inconsistency, Pendin
 pub use eval::{Evaluate, SCALE};
 pub use player::{Ai, Chooser, Decision, Level, LevelUnavailable, UnknownLevel};
 pub use search::{SearchResult, Searcher};
-pub use solver::{Progress, ProofTables, Solution, Solver, SolverCache, SolverTable};
+pub use solver::{Partial, Progress, ProofTables, Solution, Solver, SolverCache, SolverTable};

@@ -251,7 +251,13 @@ impl<P: Evaluate> Chooser<P> for Ai<P> {
         };
         if self.level == Level::Perfect
             && !searched.exact
-            && let Some(proved) = P::solve_move(game, &mut self.solver, budget, &mut self.rng)
+            && let Some(proved) = P::solve_move(
+                game,
+                &mut self.solver,
+                budget,
+                &mut self.rng,
+                searched.value,
+            )
         {
             return Some(Decision {
                 nodes: proved.nodes + searched.nodes,

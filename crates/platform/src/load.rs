@@ -4,6 +4,13 @@
 //! so that the games already in progress keep their moves fast instead of
 //! everything timing out together.
 //!
+//! Past a set number of games in progress on the instance (its capacity,
+//! measured by `deploy/bench.sh`), new work is refused at once, game by
+//! game, with no sampling: a machine whose cores are saturated does not
+//! always show it in the signs below before its games slow down (the load
+//! that saturates it may be elsewhere on the machine), but every game
+//! admitted past the knee slows every other.
+//!
 //! Four signs are sampled a few times a second: how late the runtime
 //! wakes a timer (its event loop is behind), how long a Redis PING takes,
 //! how long taking a Postgres connection from the pool takes, and how long
@@ -44,6 +51,10 @@ pub struct LoadLimits {
     #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "50",
           value_parser = crate::config::millis)]
     pub write: Duration,
+    /// Busy while this many games are in progress on the instance: its
+    /// capacity, the knee `deploy/bench.sh` measures (0: no limit).
+    #[arg(env = "APP_OVERLOAD_GAMES", default_value_t = 0)]
+    pub games_in_progress: u32,
 }
 
 /// The share of a sample's game writes that must have waited less than
@@ -120,6 +131,9 @@ pub struct Load {
 #[derive(Debug, Default)]
 struct Inner {
     busy: AtomicBool,
+    /// Games in progress on the instance, and how many it may hold (0: any).
+    games: AtomicU64,
+    games_limit: u64,
     /// The game writes since the last sample, by how long they waited.
     writes: WriteTimes,
 }
@@ -177,7 +191,10 @@ impl Load {
     /// for as long as the returned handle (or a clone) lives.
     pub fn start(limits: LoadLimits, redis: Redis, postgres: PgPool) -> Load {
         let load = Load {
-            inner: Arc::default(),
+            inner: Arc::new(Inner {
+                games_limit: u64::from(limits.games_in_progress),
+                ..Inner::default()
+            }),
         };
         let watched = Arc::downgrade(&load.inner);
         tokio::spawn(async move {
@@ -224,9 +241,29 @@ impl Load {
         self.inner.writes.note(waited);
     }
 
-    /// Whether new work is refused now.
+    /// Counts a game in progress until the guard is dropped.
+    pub fn game_in_progress(&self) -> GameInProgress {
+        let games = self.inner.games.fetch_add(1, Ordering::Relaxed) + 1;
+        metrics::gauge!("load_games_in_progress").set(games as f64);
+        GameInProgress {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Games in progress on the instance now.
+    pub fn games_in_progress(&self) -> u64 {
+        self.inner.games.load(Ordering::Relaxed)
+    }
+
+    /// Whether new work is refused now: a sign is past its limit, or the
+    /// instance holds all the games it may.
     pub fn busy(&self) -> bool {
-        self.inner.busy.load(Ordering::Relaxed)
+        self.inner.busy.load(Ordering::Relaxed) || self.full()
+    }
+
+    fn full(&self) -> bool {
+        let limit = self.inner.games_limit;
+        limit > 0 && self.inner.games.load(Ordering::Relaxed) >= limit
     }
 
     /// `Ok` when new work of kind `what` may start; the `503` otherwise.
@@ -236,6 +273,19 @@ impl Load {
         }
         metrics::counter!("admission_refused_total", "what" => what).increment(1);
         Err(busy_error())
+    }
+}
+
+/// One game in progress, counted while it lives.
+#[derive(Debug)]
+pub struct GameInProgress {
+    inner: Arc<Inner>,
+}
+
+impl Drop for GameInProgress {
+    fn drop(&mut self) {
+        let games = self.inner.games.fetch_sub(1, Ordering::Relaxed) - 1;
+        metrics::gauge!("load_games_in_progress").set(games as f64);
     }
 }
 
@@ -293,6 +343,7 @@ mod tests {
             redis: 200 * MS,
             postgres_wait: 200 * MS,
             write: 50 * MS,
+            games_in_progress: 0,
         }
     }
 
@@ -370,6 +421,34 @@ mod tests {
         assert_eq!(times.take_quantile(0.95), 61 * MS);
         times.note(Duration::from_secs(30));
         assert_eq!(times.take_quantile(0.95), 1024 * MS);
+    }
+
+    #[test]
+    fn an_instance_holding_all_the_games_it_may_refuses_until_one_ends() {
+        let load = Load {
+            inner: Arc::new(Inner {
+                games_limit: 2,
+                ..Inner::default()
+            }),
+        };
+        let first = load.game_in_progress();
+        assert!(load.admit("new_game").is_ok());
+        let second = load.game_in_progress();
+        assert_eq!(load.games_in_progress(), 2);
+        assert_eq!(
+            load.admit("new_game").unwrap_err().retry_after,
+            Some(RETRY_AFTER_SECS)
+        );
+        drop(first);
+        assert!(load.admit("new_game").is_ok(), "one ended: room for one");
+        drop(second);
+        assert_eq!(load.games_in_progress(), 0);
+        // No limit: any number.
+        let unlimited = Load::unlimited();
+        let games: Vec<_> = (0..100).map(|_| unlimited.game_in_progress()).collect();
+        assert!(unlimited.admit("new_game").is_ok());
+        assert_eq!(unlimited.games_in_progress(), 100);
+        drop(games);
     }
 
     #[test]

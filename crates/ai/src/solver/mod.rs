@@ -41,6 +41,16 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+/// What a proof that ran out of budget had shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partial {
+    /// A move of the player to move and the final store difference, for
+    /// that player, that it was proved to reach at least.
+    pub proven: Option<(Pit, i32)>,
+    /// Nodes visited.
+    pub nodes: u64,
+}
+
 /// Where a solve stands: `lower <= value <= upper` for the player to move's
 /// gain, after `nodes` nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,45 +127,75 @@ impl Solver {
         budget: &Budget,
         progress: impl FnMut(Progress),
     ) -> Option<Solution> {
-        let south_view = |gain: i32| {
-            let score = position.score();
-            let me = position.turn();
-            let sign = if me == Side::South { 1 } else { -1 };
-            sign * (i32::from(score[me.index()]) - i32::from(score[me.opponent().index()]) + gain)
-        };
+        self.prove_with_progress(position, None, budget, progress)
+            .ok()
+    }
+
+    /// Solves `position`, starting from `guess` (the final store
+    /// difference expected for the player to move, say a search's
+    /// estimate); when the budget runs out first, says what it had proved.
+    pub fn prove(
+        &mut self,
+        position: &Kalah,
+        guess: Option<i32>,
+        budget: &Budget,
+    ) -> Result<Solution, Partial> {
+        self.prove_with_progress(position, guess, budget, |_| {})
+    }
+
+    fn prove_with_progress(
+        &mut self,
+        position: &Kalah,
+        guess: Option<i32>,
+        budget: &Budget,
+        progress: impl FnMut(Progress),
+    ) -> Result<Solution, Partial> {
+        let score = position.score();
+        let me = position.turn();
+        // The mover's store difference now: gains are what is still to come.
+        let now = i32::from(score[me.index()]) - i32::from(score[me.opponent().index()]);
+        let sign = if me == Side::South { 1 } else { -1 };
         if position.is_over() {
-            return Some(Solution {
-                value: south_view(0),
+            return Ok(Solution {
+                value: sign * now,
                 best: vec![],
                 nodes: 0,
             });
         }
-        let (gain, best, nodes) = match position.options().pits() {
-            1 => self.prove::<1>(position, budget, progress),
-            2 => self.prove::<2>(position, budget, progress),
-            3 => self.prove::<3>(position, budget, progress),
-            4 => self.prove::<4>(position, budget, progress),
-            5 => self.prove::<5>(position, budget, progress),
-            _ => self.prove::<6>(position, budget, progress),
-        }?;
-        Some(Solution {
-            value: south_view(gain),
-            best: best
-                .into_iter()
-                .filter_map(|offset| Pit::new(offset as u8 + 1).ok())
-                .collect(),
-            nodes,
-        })
+        let guess = guess.map(|value| value - now);
+        let proof = match position.options().pits() {
+            1 => self.prove_board::<1>(position, guess, budget, progress),
+            2 => self.prove_board::<2>(position, guess, budget, progress),
+            3 => self.prove_board::<3>(position, guess, budget, progress),
+            4 => self.prove_board::<4>(position, guess, budget, progress),
+            5 => self.prove_board::<5>(position, guess, budget, progress),
+            _ => self.prove_board::<6>(position, guess, budget, progress),
+        };
+        let pit = |offset: usize| Pit::new(offset as u8 + 1).ok();
+        match proof {
+            Ok((gain, best, nodes)) => Ok(Solution {
+                value: sign * (now + gain),
+                best: best.into_iter().filter_map(pit).collect(),
+                nodes,
+            }),
+            Err((proven, nodes)) => Err(Partial {
+                proven: proven.and_then(|(offset, gain)| Some((pit(offset)?, now + gain))),
+                nodes,
+            }),
+        }
     }
 
     /// The gain of `position` (not over), its best moves as offsets and the
-    /// nodes spent, on a board of `P` pits a side.
-    fn prove<const P: usize>(
+    /// nodes spent, on a board of `P` pits a side; or what it proved when
+    /// the budget ran out (a move's offset and the gain it reaches at least)
+    /// and the nodes spent.
+    fn prove_board<const P: usize>(
         &mut self,
         position: &Kalah,
+        guess: Option<i32>,
         budget: &Budget,
         progress: impl FnMut(Progress),
-    ) -> Option<(i32, Vec<usize>, u64)> {
+    ) -> BoardProof {
         let options = position.options();
         let table = match &self.table {
             Some(table) if table.covers(options) => table.clone(),
@@ -184,12 +224,19 @@ impl Solver {
             nodes: 0,
             aborted: false,
         };
-        let solved = search.solve(Board::of(position));
+        let solved = search.solve(Board::of(position), guess);
         let nodes = search.nodes;
         self.ranks = Some(ranks);
-        solved.map(|(gain, best)| (gain, best, nodes))
+        solved
+            .map(|(gain, best)| (gain, best, nodes))
+            .map_err(|proven| (proven, nodes))
     }
 }
+
+/// A proof on the solver's board: the gain, the best moves' offsets and the
+/// nodes; or, when the budget ran out, a move's offset with the gain it
+/// was proved to reach, and the nodes.
+type BoardProof = Result<(i32, Vec<usize>, u64), (search::Proven, u64)>;
 
 /// The Kalah tables a process's proofs share: the solver's transposition
 /// table and the endgame table. Cloning shares them.
@@ -270,13 +317,17 @@ impl SolverCache {
 }
 
 /// A perfect move for a Kalah game: the opening book's when it has the
-/// position, else a proof's, chosen at random among the best; `None` when
-/// the budget ran out before the proof.
+/// position, else a proof's (started from `estimate`, a search's value of
+/// the position for the player to move, in 1/[`SCALE`] stones), chosen at
+/// random among the best. When the budget runs out before the proof: the
+/// move the proof had shown to reach the most (not exact), or `None` when
+/// it had shown none.
 pub(crate) fn perfect_kalah_move(
     game: &Game<Kalah>,
     cache: &mut SolverCache,
     budget: &Budget,
     rng: &mut Xoshiro256PlusPlus,
+    estimate: i32,
 ) -> Option<Decision> {
     let position = game.position();
     let sign = if position.turn() == Side::South {
@@ -295,16 +346,28 @@ pub(crate) fn perfect_kalah_move(
             exact: true,
         });
     }
-    let solution = cache.solver().solve(position, budget)?;
-    if solution.best.is_empty() {
-        return None;
+    // Just under the estimate, so that the proof climbs (see `Search::gain`).
+    let guess = estimate.div_euclid(SCALE) - 1;
+    match cache.solver().prove(position, Some(guess), budget) {
+        Ok(solution) => {
+            if solution.best.is_empty() {
+                return None;
+            }
+            let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
+            Some(Decision {
+                pit,
+                value: sign * solution.value * SCALE,
+                depth: 0,
+                nodes: solution.nodes,
+                exact: true,
+            })
+        }
+        Err(partial) => partial.proven.map(|(pit, at_least)| Decision {
+            pit,
+            value: at_least * SCALE,
+            depth: 0,
+            nodes: partial.nodes,
+            exact: false,
+        }),
     }
-    let pit = solution.best[(rng.next_u64() % solution.best.len() as u64) as usize];
-    Some(Decision {
-        pit,
-        value: sign * solution.value * SCALE,
-        depth: 0,
-        nodes: solution.nodes,
-        exact: true,
-    })
 }

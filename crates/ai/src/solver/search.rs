@@ -22,6 +22,10 @@ pub(super) struct Search<'a, F, const P: usize> {
     pub(super) aborted: bool,
 }
 
+/// A move's offset and the gain it was proved to reach at least, if a
+/// search proved one.
+pub(super) type Proven = Option<(usize, i32)>;
+
 /// The moves of a board still to be searched, with what the table said of
 /// each when it was asked.
 #[derive(Clone, Copy, Default)]
@@ -36,10 +40,17 @@ struct Child<const P: usize> {
 }
 
 impl<F: FnMut(Progress), const P: usize> Search<'_, F, P> {
-    /// The gain of `board` (not over) and the offsets of its best moves, or
-    /// `None` when the budget ran out.
-    pub(super) fn solve(&mut self, board: Board<P>) -> Option<(i32, Vec<usize>)> {
-        let gain = self.gain(board)?;
+    /// The gain of `board` (not over) and the offsets of its best moves,
+    /// MTD(f) starting from `guess` (the gain expected), or, when the budget
+    /// ran out, the best the proof had shown: a move's offset and a gain it
+    /// reaches at least.
+    pub(super) fn solve(
+        &mut self,
+        board: Board<P>,
+        guess: Option<i32>,
+    ) -> Result<(i32, Vec<usize>), Proven> {
+        let (gain, proven) = self.gain(board, guess);
+        let gain = gain.ok_or(proven)?;
         let mut best = Vec::new();
         let mut moves = board.moves();
         while moves != 0 {
@@ -57,32 +68,41 @@ impl<F: FnMut(Progress), const P: usize> Search<'_, F, P> {
                 -self.value(played.board, -needed, -needed + 1) >= needed
             };
             if self.aborted {
-                return None;
+                return Err(proven);
             }
             if reaches {
                 best.push(pit);
             }
         }
-        Some((gain, best))
+        Ok((gain, best))
     }
 
-    /// The exact gain of the player to move, by MTD(f): null-window searches
-    /// that close in on the value from a first guess, a quarter stone for
-    /// each stone on the mover's side more than on the other.
-    fn gain(&mut self, board: Board<P>) -> Option<i32> {
+    /// The exact gain of the player to move (`None` when the budget ran
+    /// out), by MTD(f): null-window searches that close in on the value
+    /// from a first guess (the caller's, else a quarter stone for each
+    /// stone on the mover's side more than on the other); and the move
+    /// behind the best lower bound proved, with that bound.
+    ///
+    /// A guess just under the value makes the searches climb: each proves
+    /// a lower bound and the move that reaches it, so a proof that runs out
+    /// of budget while ruling out anything better (the costly last search)
+    /// still leaves a move that keeps the value when the bound is the value.
+    fn gain(&mut self, board: Board<P>, guess: Option<i32>) -> (Option<i32>, Proven) {
         let stones = board.stones();
         let (mut lower, mut upper) = (-stones, stones);
-        let mut guess = (board.material() / 4).clamp(lower, upper);
+        let mut guess = guess.unwrap_or(board.material() / 4).clamp(lower, upper);
+        let mut proven = None;
         while lower < upper {
             let beta = if guess == lower { guess + 1 } else { guess };
             guess = self.value(board, beta - 1, beta);
             if self.aborted {
-                return None;
+                return (None, proven);
             }
             if guess < beta {
                 upper = guess;
             } else {
                 lower = guess;
+                proven = self.root_move(board).map(|pit| (pit, lower));
             }
             (self.progress)(Progress {
                 lower,
@@ -90,7 +110,18 @@ impl<F: FnMut(Progress), const P: usize> Search<'_, F, P> {
                 nodes: self.nodes,
             });
         }
-        Some(lower)
+        (Some(lower), proven)
+    }
+
+    /// The move the table holds for `board` after a search of it failed
+    /// high: the one that reached the bound.
+    fn root_move(&self, board: Board<P>) -> Option<usize> {
+        let rank = self.ranks.rank(board);
+        if (rank as usize) < self.endgame.len() {
+            return None;
+        }
+        let known = self.table.find(rank).0?;
+        known.best.checked_sub(1).map(usize::from)
     }
 
     /// The fail-soft gain of a board that is not over: the endgame table's

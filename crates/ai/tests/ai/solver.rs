@@ -89,3 +89,61 @@ fn a_budget_too_small_gives_no_solution() {
     let expected = fresh.solve(&small, &Budget::unlimited()).unwrap();
     assert_eq!((reused.value, reused.best), (expected.value, expected.best));
 }
+
+#[test]
+fn any_first_guess_proves_the_same_value_and_moves() {
+    let options = KalahOptions::new(4, 3).unwrap();
+    for position in reachable(Kalah::new(options))
+        .into_iter()
+        .step_by(97)
+        .take(40)
+    {
+        let expected = Solver::new(1 << 20)
+            .solve(&position, &Budget::unlimited())
+            .unwrap();
+        for guess in [-30, -3, 0, 2, 30] {
+            let proved = Solver::new(1 << 20)
+                .prove(&position, Some(guess), &Budget::unlimited())
+                .unwrap();
+            assert_eq!(
+                (proved.value, &proved.best),
+                (expected.value, &expected.best)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_proof_out_of_budget_names_a_move_that_reaches_what_it_proved() {
+    // Budgets that end the proof part way, from guesses below the value so
+    // that the searches climb: every move named must reach its bound.
+    let position = Kalah::new(KalahOptions::new(5, 3).unwrap());
+    let mut exact = Solver::new(16 << 20);
+    let full = exact.solve(&position, &Budget::unlimited()).unwrap().nodes;
+    let mut named = 0;
+    for share in [2, 3, 4, 5, 6, 7, 8] {
+        let nodes = full * share / 10;
+        for guess in [-12, -4, 0] {
+            let partial = Solver::new(1 << 20)
+                .prove(&position, Some(guess), &Budget::nodes(nodes))
+                .expect_err("the budget is too small for a proof");
+            assert!(partial.nodes >= nodes);
+            let Some((pit, at_least)) = partial.proven else {
+                continue;
+            };
+            named += 1;
+            let after = position.play_unchecked(pit);
+            let reached = exact.solve(&after, &Budget::unlimited()).unwrap().value;
+            let sign = if position.turn() == Side::South {
+                1
+            } else {
+                -1
+            };
+            assert!(
+                sign * reached >= at_least,
+                "{nodes} nodes, guess {guess}: {pit}"
+            );
+        }
+    }
+    assert!(named >= 5, "only {named} partial proofs named a move");
+}

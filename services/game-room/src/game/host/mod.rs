@@ -279,6 +279,9 @@ struct Host {
     room_closes: Option<u64>,
     /// This instance's games: a series' next game is hosted here.
     hosted: HostedGames,
+    /// Counts the game against the instance's capacity while it is in
+    /// progress (admission refuses new games past it).
+    in_progress: Option<mancala_platform::GameInProgress>,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -299,6 +302,7 @@ pub(crate) fn spawn(
     let now = deps.clock.now_millis();
     // Nobody is connected yet: a player who never comes is absent from now.
     let absent = live.info().between_people().then_some(now);
+    let in_progress = (!live.is_over()).then(|| deps.load.game_in_progress());
     let host = Host {
         idle_since: Some(now),
         live,
@@ -315,6 +319,7 @@ pub(crate) fn spawn(
         thinking: None,
         room_closes,
         hosted,
+        in_progress,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -363,6 +368,9 @@ impl Host {
                     Next::Continue
                 }
             };
+            if self.in_progress.is_some() && self.live.is_over() {
+                self.in_progress = None;
+            }
             if let Next::Stop(code, reason) = next {
                 break (code, reason);
             }
