@@ -33,6 +33,13 @@
 #             SOAK_SECS (default 1800), reported a minute at a time: errors,
 #             server RSS and the move round trip must stay flat; writes
 #             tests/bench/results/soak.{json,md}
+#   overload  (arena only) two soaks of SOAK_SECS each with the instance's
+#             capacity set (APP_OVERLOAD_GAMES, default KNEE + 5%): KNEE
+#             games (the knee, required), then 1.5 x KNEE, whose excess
+#             must be refused with Retry-After while the games in progress
+#             keep their round trip; writes
+#             tests/bench/results/soak-{knee,over}.{json,md} and the
+#             server's counters (leases lost, writes, refusals) beside them
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table); abuse writes
 # tests/bench/results/abuse/<label>.{json,md}.
@@ -85,9 +92,10 @@ fresh() {
   # as a proxy would be: the per-address limit is for real clients.)
 }
 
-# The soak's minutes as a Markdown table beside its JSON.
+# The soak's minutes as a Markdown table beside its JSON ($1, default
+# soak.json).
 soak_table() {
-  python3 - "$results/soak.json" <<'EOF'
+  python3 - "$results/${1:-soak.json}" <<'EOF'
 import json, pathlib, sys
 path = pathlib.Path(sys.argv[1])
 r = json.loads(path.read_text())
@@ -150,6 +158,33 @@ if [ "$1" = costs ]; then
   python3 deploy/bench-costs.py report "$results/costs-before.json" "$results/costs-after.json" \
     "$results/costs.json" "$results/costs.md" "$results/costs-client.json"
   rm -f "$results/costs-before.json" "$results/costs-after.json" "$results/costs-client.json"
+  exit 0
+fi
+
+# One soak of $2 games into $results/$1.{json,md} and $1-server.txt.
+soak_run() {
+  "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+    --duration-secs "${SOAK_SECS:-1800}" --window-secs 60 --label "$1" --quiet \
+    --json "$results/$1.json" --players $(($2 * 2)) --think-ms "$think" \
+    --games-per-player 100000
+  # What the server counted: leases lost, writes by outcome, what
+  # admission refused.
+  curl -fsS "$base/metrics" | grep -E '^(game_leases_lost_total|game_writes_total|admission_refused_total)' \
+    > "$results/$1-server.txt" || true
+  soak_table "$1.json"
+  echo "server counters:"; cat "$results/$1-server.txt"
+}
+
+if [ "$1" = overload ]; then
+  knee=${KNEE:?set KNEE to the games at the knee}
+  export APP_OVERLOAD_GAMES=${APP_OVERLOAD_GAMES:-$((knee + knee / 20))}
+  for run in "knee $knee" "over $((knee * 3 / 2))"; do
+    set -- $run
+    echo "== overload: $2 games, capacity $APP_OVERLOAD_GAMES"
+    start arena
+    soak_run "soak-$1" "$2"
+    stop
+  done
   exit 0
 fi
 
@@ -233,16 +268,7 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
       watchers) taskset -c "${pin_client:-0-$(($(nproc) - 1))}" "$bin/loadgen" "${common[@]}" --players 2 --ramp-secs 0 --watchers 5000 --watch-one --watcher-threads 2 \
         --think-ms "$think" --games-per-player 100 ;;
       idle) "$bin/loadgen" "${common[@]}" --players 0 --idle 19000 ;;
-      soak) "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
-        --duration-secs "${SOAK_SECS:-1800}" --window-secs 60 --label soak --quiet \
-        --json "$results/soak.json" --players $((games * 2)) --think-ms "$think" \
-        --games-per-player 100000
-        # What the server counted: leases lost, writes by outcome, what
-        # admission refused.
-        curl -fsS "$base/metrics" | grep -E '^(game_leases_lost_total|game_writes_total|admission_refused_total)' \
-          > "$results/soak-server.txt" || true
-        soak_table
-        echo "server counters:"; cat "$results/soak-server.txt" ;;
+      soak) soak_run soak "$games" ;;
       abuse) mkdir -p "$results/abuse"
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
           --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ${ONLY:+--only "$ONLY"} ;;
