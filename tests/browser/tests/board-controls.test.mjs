@@ -112,11 +112,12 @@ test('a Korean visitor gets a Korean name, and Korean text never guesses a parti
   const name = await page.evaluate(() => JSON.parse(localStorage.getItem('mancala.session'))?.player?.display_name);
   assert.match(name ?? '', /^[가-힣]+ [가-힣]+ \d+$/, `a Korean guest name, got ${name}`);
   // "시간 제한 없음" fits its select at 1280 px. Measured once the fonts
-  // are in and the layout has settled (a measure taken while the card was
-  // still being laid out failed once); a label that is clipped stays so.
-  const select = page.getByTestId('invite-tc');
-  const labelFits = () => select.evaluate(async (el) => {
-    await document.fonts.ready;
+  // are in, and given a moment for the layout to settle (a measure taken
+  // while the card was still being laid out failed once); a label that is
+  // clipped stays so.
+  await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  const fits = await page.waitForFunction(() => {
+    const el = document.querySelector('[data-testid="invite-tc"]');
     const probe = document.createElement('span');
     probe.style.cssText = `font:${getComputedStyle(el).font};position:absolute;visibility:hidden;white-space:nowrap`;
     probe.textContent = el.options[el.selectedIndex].text;
@@ -125,12 +126,7 @@ test('a Korean visitor gets a Korean name, and Korean text never guesses a parti
     probe.remove();
     // Room for the text beside the padding and the arrow.
     return width + 40 <= el.clientWidth;
-  });
-  let fits = await labelFits();
-  for (let tries = 0; !fits && tries < 20; tries += 1) {
-    await page.waitForTimeout(100);
-    fits = await labelFits();
-  }
+  }, null, { timeout: 2_000 }).then(() => true, () => false);
   assert.ok(fits, 'the untimed label is clipped in the invite card');
   await shoot(page, '20-korean-lobby');
   const ko = await readFile(new URL('../../../web/strings/ko.js', import.meta.url), 'utf8');
