@@ -85,6 +85,10 @@ export function seatName(seat) {
 export function errorMessage(error) {
   const code = error?.code || 'internal';
   const key = `err_${code}`;
+  // A busy server says when to come back: over HTTP in `Retry-After`
+  // (ApiError.retryAfter), on a socket in the error's `retry_after`.
+  const wait = error?.retryAfter ?? error?.retry_after;
+  if (code === 'unavailable' && wait > 0) return t('err_unavailable_wait', { n: wait });
   return has(key) ? t(key) : t('err_internal');
 }
 

@@ -42,12 +42,28 @@ pub enum ErrorCode {
     Internal,
 }
 
-/// The body of every error response: `{"code": "...", "message": "..."}`.
+/// The body of every error response: `{"code": "...", "message": "..."}`,
+/// with `retry_after` when the client should come back later.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
+    /// Seconds to wait before trying again: on `unavailable` from a busy
+    /// server and on `rate_limited`. Over HTTP it repeats the `Retry-After`
+    /// header; on a socket, which has no headers, it is the only place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+        ErrorBody {
+            code,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
 }
 
 /// WebSocket close code for a policy violation (RFC 6455).

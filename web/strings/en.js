@@ -246,6 +246,7 @@ export default {
   err_invite_expired: 'This invite has expired.',
   err_invite_used: 'Someone already joined with this invite.',
   err_unavailable: 'The server is busy. Please try again.',
+  err_unavailable_wait: 'The server is busy. Please try again in {n} s.',
   err_internal: 'Something went wrong. Please try again.',
   err_game_not_found: 'There is no such game.',
   store_yours: 'Your store',

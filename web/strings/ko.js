@@ -243,6 +243,7 @@ export default {
   err_invite_expired: '만료된 초대입니다.',
   err_invite_used: '누군가 이 초대로 이미 참가했습니다.',
   err_unavailable: '서버가 바쁩니다. 다시 시도하세요.',
+  err_unavailable_wait: '서버가 바쁩니다. {n}초 뒤에 다시 시도하세요.',
   err_internal: '문제가 생겼습니다. 다시 시도하세요.',
   err_game_not_found: '그런 대국이 없습니다.',
   store_yours: '내 창고',

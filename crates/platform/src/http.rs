@@ -25,7 +25,7 @@ pub const MAX_JSON_BYTES: usize = 16 * 1024;
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
-    /// Seconds to wait, sent as `Retry-After` (rate limits).
+    /// Seconds to wait, sent as `Retry-After` (rate limits, a busy server).
     pub retry_after: Option<u64>,
 }
 
@@ -41,6 +41,14 @@ impl ApiError {
     /// An error whose details must not reach the client.
     pub fn internal() -> ApiError {
         ApiError::new(ErrorCode::Internal, "internal error")
+    }
+
+    /// The body the client gets, as a response or on a socket.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            retry_after: self.retry_after,
+            ..ErrorBody::new(self.code, self.message.clone())
+        }
     }
 
     /// Too many requests; retry after `seconds`.
@@ -99,10 +107,7 @@ impl ResponseError for ApiError {
         if let Some(seconds) = self.retry_after {
             response.insert_header((RETRY_AFTER, HeaderValue::from(seconds)));
         }
-        response.json(ErrorBody {
-            code: self.code,
-            message: self.message.clone(),
-        })
+        response.json(self.body())
     }
 }
 

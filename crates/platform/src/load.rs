@@ -20,6 +20,11 @@
 //! database shares its cores). Any of them over its limit twice in a row
 //! makes the instance busy; it is open again once all have been under half
 //! their limits for a second, so it does not flap at the edge.
+//!
+//! What a refused client is told to wait grows with how long the instance
+//! has been refusing (see [`retry_after`]): a full instance frees room
+//! only as its games end, and clients told "5 s" again and again become a
+//! load of their own that the games in progress pay for.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,6 +33,7 @@ use std::time::{Duration, Instant};
 use mancala_proto::ErrorCode;
 use sqlx::PgPool;
 
+use crate::clock::Clock;
 use crate::http::ApiError;
 use crate::stores::Redis;
 
@@ -69,8 +75,11 @@ const PERIOD: Duration = Duration::from_millis(250);
 const BUSY_AFTER: u32 = 2;
 /// Samples all under half their limits in a row that open it again.
 const OPEN_AFTER: u32 = 4;
-/// What a refused client is told to wait, in seconds.
+/// What a refused client is told to wait at the start of a busy spell, in
+/// seconds.
 pub const RETRY_AFTER_SECS: u64 = 5;
+/// The longest a busy instance asks a client to wait (before the spread).
+pub const RETRY_AFTER_MAX_SECS: u64 = 60;
 /// The longest a probe waits: a store that does not answer within it is
 /// as good as past any limit.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -125,13 +134,48 @@ impl Verdict {
     }
 }
 
+/// How long a client refused `busy_for` into a busy spell (refusals with no
+/// gap over [`SPELL_GAP`]) is told to wait,
+/// in seconds: 5 at first, then half the spell so far, up to a minute, and
+/// spread by ±25% with `spread` (in `[0, 1)`) so that the clients refused
+/// in one second do not all come back in the same second.
+///
+/// Half the spell: a client that finds the instance still full after
+/// waiting is told to wait longer, so a long overload is met by fewer and
+/// fewer retries. At 1.5x the knee with a fixed 5 s, about a hundred
+/// refusals a second (each a sign-in or a socket handshake) took CPU from
+/// the games in progress.
+pub fn retry_after(busy_for: Duration, spread: f64) -> u64 {
+    let base =
+        (busy_for.as_secs_f64() / 2.0).clamp(RETRY_AFTER_SECS as f64, RETRY_AFTER_MAX_SECS as f64);
+    let spread = if spread.is_finite() {
+        spread.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
+    ((base * (0.75 + 0.5 * spread)).round() as u64).max(1)
+}
+
+/// Refusals further apart than this are two busy spells, not one.
+const SPELL_GAP: Duration = Duration::from_secs(10);
+
+/// A well-spread fraction in `[0, 1)` from a counter (splitmix64's mix):
+/// the spread of the n-th refusal, without a random source in the hot path.
+fn spread(n: u64) -> f64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// This instance's load; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Load {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Inner {
     busy: AtomicBool,
     /// Games in progress on the instance, and how many it may hold (0: any).
@@ -139,6 +183,30 @@ struct Inner {
     games_limit: u64,
     /// The game writes since the last sample, by how long they waited.
     writes: WriteTimes,
+    /// The busy spell: when its first refusal was, and its last (clock
+    /// ms). A spell is refusals with no gap over [`SPELL_GAP`]: a full
+    /// instance opens for a moment whenever a game ends, and those moments
+    /// do not end it.
+    spell_began: AtomicU64,
+    last_refusal: AtomicU64,
+    /// Refusals so far: each one's place in the spread of waits.
+    refusals: AtomicU64,
+    clock: Clock,
+}
+
+impl Inner {
+    fn new(games_limit: u64, clock: Clock) -> Inner {
+        Inner {
+            busy: AtomicBool::new(false),
+            games: AtomicU64::new(0),
+            games_limit,
+            writes: WriteTimes::default(),
+            spell_began: AtomicU64::new(0),
+            last_refusal: AtomicU64::new(0),
+            refusals: AtomicU64::new(0),
+            clock,
+        }
+    }
 }
 
 /// Write waits in 1 ms buckets up to a second (the last takes the rest),
@@ -192,12 +260,9 @@ impl WriteTimes {
 impl Load {
     /// Starts reading the signs of `redis` and `postgres` in the background,
     /// for as long as the returned handle (or a clone) lives.
-    pub fn start(limits: LoadLimits, redis: Redis, postgres: PgPool) -> Load {
+    pub fn start(limits: LoadLimits, redis: Redis, postgres: PgPool, clock: Clock) -> Load {
         let load = Load {
-            inner: Arc::new(Inner {
-                games_limit: u64::from(limits.games_in_progress),
-                ..Inner::default()
-            }),
+            inner: Arc::new(Inner::new(u64::from(limits.games_in_progress), clock)),
         };
         let watched = Arc::downgrade(&load.inner);
         tokio::spawn(async move {
@@ -234,7 +299,7 @@ impl Load {
     /// An instance that never refuses (tests of other things, tools).
     pub fn unlimited() -> Load {
         Load {
-            inner: Arc::default(),
+            inner: Arc::new(Inner::new(0, Clock::system())),
         }
     }
 
@@ -275,7 +340,26 @@ impl Load {
             return Ok(());
         }
         metrics::counter!("admission_refused_total", "what" => what).increment(1);
-        Err(busy_error())
+        let busy_for = self.refused_for();
+        metrics::gauge!("load_busy_for_seconds").set(busy_for.as_secs_f64());
+        let nth = self.inner.refusals.fetch_add(1, Ordering::Relaxed);
+        Err(busy_error(retry_after(busy_for, spread(nth))))
+    }
+
+    /// Notes a refusal now: how long the spell it belongs to has lasted.
+    fn refused_for(&self) -> Duration {
+        let inner = &self.inner;
+        let now = inner.clock.now_millis();
+        let last = inner.last_refusal.swap(now, Ordering::Relaxed);
+        let gap = now.saturating_sub(last);
+        if last == 0 || gap > SPELL_GAP.as_millis() as u64 {
+            // Two refusals racing here may both start the spell: the same
+            // moment, give or take.
+            inner.spell_began.store(now, Ordering::Relaxed);
+            return Duration::ZERO;
+        }
+        let began = inner.spell_began.load(Ordering::Relaxed);
+        Duration::from_millis(now.saturating_sub(began))
     }
 }
 
@@ -292,13 +376,13 @@ impl Drop for GameInProgress {
     }
 }
 
-/// What a refused client gets: `unavailable`, come back in a few seconds.
-pub fn busy_error() -> ApiError {
+/// What a refused client gets: `unavailable`, come back in `seconds`.
+pub fn busy_error(seconds: u64) -> ApiError {
     ApiError {
-        retry_after: Some(RETRY_AFTER_SECS),
+        retry_after: Some(seconds),
         ..ApiError::new(
             ErrorCode::Unavailable,
-            "the server is busy; try again in a few seconds",
+            format!("the server is busy; try again in {seconds} s"),
         )
     }
 }
@@ -426,22 +510,29 @@ mod tests {
         assert_eq!(times.take_quantile(0.95), 1024 * MS);
     }
 
+    fn limited(games: u64, clock: &Clock) -> Load {
+        Load {
+            inner: Arc::new(Inner::new(games, clock.clone())),
+        }
+    }
+
+    /// The wait a refusal asks for, with the spread taken out.
+    fn told(refused: &ApiError) -> u64 {
+        refused
+            .retry_after
+            .expect("a refusal says when to come back")
+    }
+
     #[test]
     fn an_instance_holding_all_the_games_it_may_refuses_until_one_ends() {
-        let load = Load {
-            inner: Arc::new(Inner {
-                games_limit: 2,
-                ..Inner::default()
-            }),
-        };
+        let load = limited(2, &Clock::manual(1_000));
         let first = load.game_in_progress();
         assert!(load.admit("new_game").is_ok());
         let second = load.game_in_progress();
         assert_eq!(load.games_in_progress(), 2);
-        assert_eq!(
-            load.admit("new_game").unwrap_err().retry_after,
-            Some(RETRY_AFTER_SECS)
-        );
+        let refused = load.admit("new_game").unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Unavailable);
+        assert!((4..=7).contains(&told(&refused)), "about 5 s at first");
         drop(first);
         assert!(load.admit("new_game").is_ok(), "one ended: room for one");
         drop(second);
@@ -461,6 +552,66 @@ mod tests {
         load.inner.busy.store(true, Ordering::Relaxed);
         let refused = load.admit("sign_in").unwrap_err();
         assert_eq!(refused.code, ErrorCode::Unavailable);
-        assert_eq!(refused.retry_after, Some(RETRY_AFTER_SECS));
+        assert!((4..=7).contains(&told(&refused)));
+        assert!(refused.message.contains(&format!("{} s", told(&refused))));
+    }
+
+    #[test]
+    fn the_wait_grows_with_the_spell_to_a_minute_spread_by_a_quarter() {
+        let secs = Duration::from_secs;
+        assert_eq!(retry_after(Duration::ZERO, 0.5), RETRY_AFTER_SECS);
+        assert_eq!(retry_after(secs(8), 0.5), RETRY_AFTER_SECS);
+        assert_eq!(retry_after(secs(40), 0.5), 20);
+        assert_eq!(retry_after(secs(120), 0.5), RETRY_AFTER_MAX_SECS);
+        assert_eq!(retry_after(secs(3_600), 0.5), RETRY_AFTER_MAX_SECS);
+        // The spread: a quarter either side, never zero, whatever it is fed.
+        assert_eq!(retry_after(secs(3_600), 0.0), 45);
+        assert_eq!(retry_after(secs(3_600), 0.999_999), 75);
+        assert_eq!(retry_after(Duration::ZERO, 0.0), 4);
+        assert_eq!(retry_after(Duration::ZERO, f64::NAN), RETRY_AFTER_SECS);
+        assert_eq!(retry_after(Duration::ZERO, -3.0), 4);
+        // Spreads of successive refusals cover the range, not one spot.
+        let spreads: Vec<f64> = (0..1_000).map(spread).collect();
+        assert!(spreads.iter().all(|s| (0.0..1.0).contains(s)));
+        for quarter in 0..4 {
+            let (low, high) = (quarter as f64 / 4.0, (quarter + 1) as f64 / 4.0);
+            let inside = spreads.iter().filter(|s| (low..high).contains(*s)).count();
+            assert!(
+                (200..300).contains(&inside),
+                "{inside} in quarter {quarter}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_client_refused_longer_into_a_spell_is_told_to_wait_longer() {
+        let clock = Clock::manual(1_000_000);
+        let load = limited(1, &clock);
+        let game = load.game_in_progress();
+        let first = told(&load.admit("queue").unwrap_err());
+        assert!((4..=7).contains(&first), "{first}");
+        // Refused again and again for a minute, never 10 s apart: one spell,
+        // whatever openings there were between the refusals.
+        for _ in 0..12 {
+            clock.advance(5_000);
+            let _ = load.admit("queue");
+        }
+        let later: Vec<u64> = (0..20)
+            .map(|_| told(&load.admit("queue").unwrap_err()))
+            .collect();
+        assert!(later.iter().all(|&s| (22..=38).contains(&s)), "{later:?}");
+        assert!(later.iter().any(|&s| s != later[0]), "spread: {later:?}");
+        for _ in 0..120 {
+            clock.advance(9_000);
+            let _ = load.admit("queue");
+        }
+        let long = told(&load.admit("queue").unwrap_err());
+        assert!((45..=75).contains(&long), "{long}");
+        // Nobody refused for more than 10 s: the next refusal starts anew.
+        drop(game);
+        clock.advance(10_001);
+        let _game = load.game_in_progress();
+        let fresh = told(&load.admit("queue").unwrap_err());
+        assert!((4..=7).contains(&fresh), "{fresh}");
     }
 }

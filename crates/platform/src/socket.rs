@@ -13,6 +13,7 @@ use mancala_proto::{ErrorBody, ErrorCode};
 use serde::de::DeserializeOwned;
 
 use crate::clock::Clock;
+use crate::http::ApiError;
 
 /// What a socket allows, from its service's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,16 +127,17 @@ pub fn parse<M: DeserializeOwned>(text: &str) -> Result<M, ErrorBody> {
         } else {
             ErrorCode::MalformedJson
         };
-        ErrorBody { code, message }
+        ErrorBody::new(code, message)
     })
 }
 
 /// An `error` message, as every socket sends it: `{"t":"error","d":{...}}`.
 pub fn error_text(code: ErrorCode, message: &str) -> ByteString {
-    let body = ErrorBody {
-        code,
-        message: message.to_owned(),
-    };
+    error_body_text(&ErrorBody::new(code, message))
+}
+
+/// An `error` message with all of `body`, its `retry_after` included.
+pub fn error_body_text(body: &ErrorBody) -> ByteString {
     let text = serde_json::json!({"t": "error", "d": body}).to_string();
     ByteString::from(text)
 }
@@ -214,10 +216,10 @@ impl<M: DeserializeOwned> Socket<M> {
                 if !self.credits.take(now) {
                     return Inbound::Flood;
                 }
-                Inbound::Invalid(ErrorBody {
-                    code: ErrorCode::MalformedJson,
-                    message: "messages are JSON text frames".into(),
-                })
+                Inbound::Invalid(ErrorBody::new(
+                    ErrorCode::MalformedJson,
+                    "messages are JSON text frames",
+                ))
             }
             Some(Ok(AggregatedMessage::Text(text))) => {
                 if !self.credits.take(now) {
@@ -244,6 +246,11 @@ impl<M: DeserializeOwned> Socket<M> {
 
     pub async fn send_error(&mut self, code: ErrorCode, message: &str) -> bool {
         self.send(error_text(code, message)).await
+    }
+
+    /// Sends `refusal` whole, its `retry_after` included.
+    pub async fn send_refusal(&mut self, refusal: &ApiError) -> bool {
+        self.send(error_body_text(&refusal.body())).await
     }
 
     /// On each tick: ping when due; false when the client has been silent

@@ -80,7 +80,12 @@ impl Arena {
         let redis =
             Redis::connect_as(shared.redis_mode, &shared.redis_url, &shared.redis_prefix).await?;
         // One reading of the process's load for every service in it.
-        let load = mancala_platform::Load::start(shared.load, redis.clone(), postgres.clone());
+        let load = mancala_platform::Load::start(
+            shared.load,
+            redis.clone(),
+            postgres.clone(),
+            clock.clone(),
+        );
         let matchmaking = Matchmaking::new(
             postgres.clone(),
             redis.clone(),

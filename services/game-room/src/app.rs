@@ -145,7 +145,12 @@ impl Application {
             &settings.redis_prefix,
         )
         .await?;
-        let load = mancala_platform::Load::start(settings.load, redis.clone(), postgres.clone());
+        let load = mancala_platform::Load::start(
+            settings.load,
+            redis.clone(),
+            postgres.clone(),
+            clock.clone(),
+        );
         let service = GameRoom::new(
             postgres.clone(),
             redis.clone(),

@@ -284,7 +284,7 @@ impl Lobby {
 
     async fn join(&mut self, player: Uuid, spec: QueueSpec) {
         if let Err(busy) = self.deps.load.admit("queue") {
-            self.error(busy.code, &busy.message).await;
+            self.socket.send_refusal(&busy).await;
             return;
         }
         let queue = spec.name.as_str();

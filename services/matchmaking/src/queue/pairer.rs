@@ -221,10 +221,10 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
     let created = match deps.game_room.create(&request).await {
         Ok(created) => created,
         Err(error) => {
-            let why = ErrorBody {
-                code: error.code,
-                message: "the game could not be made; you are back in the queue".into(),
-            };
+            let why = ErrorBody::new(
+                error.code,
+                "the game could not be made; you are back in the queue",
+            );
             requeue(deps, queue, &[a, b], why).await;
             return;
         }
@@ -277,10 +277,10 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
     let created = match deps.game_room.create(&request).await {
         Ok(created) => created,
         Err(error) => {
-            let why = ErrorBody {
-                code: error.code,
-                message: "the game could not be made; you are back in the queue".into(),
-            };
+            let why = ErrorBody::new(
+                error.code,
+                "the game could not be made; you are back in the queue",
+            );
             requeue(deps, queue, &[ticket], why).await;
             return;
         }

@@ -6,9 +6,9 @@
 use bytestring::ByteString;
 use mancala_platform::clock::timestamp;
 use mancala_platform::ratelimit;
-use mancala_platform::socket::error_text;
-use mancala_proto::ErrorCode;
+use mancala_platform::socket::{error_body_text, error_text};
 use mancala_proto::game::{GameResult, Over, ServerMessage};
+use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::Side;
 
 use super::commit::{Change, CommitError, commit};
@@ -180,10 +180,13 @@ impl Host {
         let now = self.deps.clock.now_secs();
         let redis = &self.deps.redis;
         match ratelimit::hit(redis, kind, &player.to_string(), limit, now).await {
-            Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_text(
-                ErrorCode::RateLimited,
-                &format!("too many {kind}; retry in {retry_after} s"),
-            )),
+            Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_body_text(&ErrorBody {
+                retry_after: Some(retry_after),
+                ..ErrorBody::new(
+                    ErrorCode::RateLimited,
+                    format!("too many {kind}; retry in {retry_after} s"),
+                )
+            })),
             Ok(ratelimit::Decision::Allowed { .. }) => None,
             Err(error) => {
                 tracing::warn!(%error, kind, "counting");
@@ -265,7 +268,7 @@ impl Host {
         // A rematch is a new game: a busy instance keeps its capacity for
         // the games in progress.
         if let Err(busy) = self.deps.load.admit("rematch") {
-            return Ok(vec![error_text(busy.code, &busy.message)]);
+            return Ok(vec![error_body_text(&busy.body())]);
         }
         if rematch::needs_agreement(self.live.info()) {
             match self.rematch_offer {

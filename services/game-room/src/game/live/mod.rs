@@ -143,10 +143,7 @@ impl Refusal {
     }
 
     pub fn body(&self) -> ErrorBody {
-        ErrorBody {
-            code: self.code,
-            message: self.message.clone(),
-        }
+        ErrorBody::new(self.code, self.message.clone())
     }
 }
 
