@@ -202,7 +202,9 @@ impl HostedGames {
     pub async fn host(&self, game: Uuid) -> Result<GameHandle, HostError> {
         let cell = {
             let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-            games.entry(game).or_default().clone()
+            let cell = games.entry(game).or_default().clone();
+            count_hosted(&games);
+            cell
         };
         let handle = cell
             .get_or_try_init(|| async {
@@ -264,7 +266,9 @@ impl HostedGames {
     ) {
         let cell = {
             let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-            games.entry(live.id()).or_default().clone()
+            let cell = games.entry(live.id()).or_default().clone();
+            count_hosted(&games);
+            cell
         };
         // Were a socket already loading it (it cannot: the id is new), that
         // load wins and this task is never started.
@@ -382,6 +386,7 @@ impl HostedGames {
             .is_some_and(|current| Arc::ptr_eq(current, cell))
         {
             games.remove(&game);
+            count_hosted(&games);
         }
     }
 
@@ -394,6 +399,7 @@ impl HostedGames {
             .is_some_and(|current| current.same(handle));
         if stale {
             games.remove(&handle.id());
+            count_hosted(&games);
         }
     }
 
@@ -420,4 +426,10 @@ async fn sweep_abandoned(deps: &Deps, now: time::OffsetDateTime) -> Result<usize
         }
     }
     Ok(ended)
+}
+
+/// The games this instance holds, live and finished, in the metrics: what
+/// a soak watches to see finished games let go.
+fn count_hosted(games: &HashMap<Uuid, Arc<OnceCell<GameHandle>>>) {
+    metrics::gauge!("games_hosted").set(games.len() as f64);
 }

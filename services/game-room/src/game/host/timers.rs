@@ -16,6 +16,25 @@ fn idle_long_enough(idle_since: Option<u64>, limit_ms: u64, now: u64) -> bool {
     idle_since.is_some_and(|since| now.saturating_sub(since) >= limit_ms)
 }
 
+/// How long a finished game outside a room stays loaded once its players
+/// have gone: a reload of the page finds it still here, and then it is
+/// only a record, which any visitor loads back from Postgres.
+const FINISHED_IDLE_MS: u64 = 10_000;
+
+/// How long a game nobody is connected to stays loaded: a live game the
+/// whole idle window (its players may be coming back), a finished one
+/// whose series moved on not at all, a finished one in a room (whose
+/// players may still ask for a rematch) the idle window, any other
+/// finished one a few seconds.
+fn unload_after_ms(over: bool, moved_on: bool, in_room: bool, idle_window_ms: u64) -> u64 {
+    match (over, moved_on, in_room) {
+        (false, ..) => idle_window_ms,
+        (true, true, _) => 0,
+        (true, false, true) => idle_window_ms,
+        (true, false, false) => FINISHED_IDLE_MS.min(idle_window_ms),
+    }
+}
+
 impl Host {
     /// Timers, read against the injected clock.
     pub(super) async fn on_tick(&mut self) -> Next {
@@ -64,16 +83,18 @@ impl Host {
     }
 
     fn idle_check(&self) -> Next {
-        // A finished game whose series moved on to its next game is of no
-        // more use here once its sockets closed (a late visitor loads it
-        // back): kept for the idle window, a busy instance would hold tens
-        // of thousands of them, each renewing its lease and ticking.
-        let moved_on = self.live.is_over() && self.live.rematch().is_some();
-        let limit = if moved_on {
-            0
-        } else {
-            self.deps.settings.idle_unload.as_millis() as u64
-        };
+        // A finished game is of little use here once its sockets closed (a
+        // late visitor loads it back): kept for the idle window, a busy
+        // instance would hold tens of thousands of them, each renewing its
+        // lease and ticking. Those whose rematch a full instance refused
+        // did, at 1.5x the knee: thousands of finished games for 2 minutes.
+        let over = self.live.is_over();
+        let limit = unload_after_ms(
+            over,
+            over && self.live.rematch().is_some(),
+            self.live.info().room.is_some(),
+            self.deps.settings.idle_unload.as_millis() as u64,
+        );
         // An AI still thinking keeps the game loaded: its move is coming.
         if idle_long_enough(self.idle_since, limit, self.now()) && self.thinking.is_none() {
             Next::Stop(CLOSE_RESTART, "the game was unloaded")
@@ -136,5 +157,21 @@ mod tests {
         assert!(!idle_long_enough(None, 1_000, 10_000), "someone is there");
         assert!(!idle_long_enough(Some(9_500), 1_000, 10_000));
         assert!(idle_long_enough(Some(9_000), 1_000, 10_000));
+    }
+
+    #[test]
+    fn a_finished_game_outside_a_room_unloads_within_seconds_of_its_players_going() {
+        let window = 120_000;
+        assert_eq!(unload_after_ms(false, false, false, window), window, "live");
+        assert_eq!(unload_after_ms(false, false, true, window), window);
+        assert_eq!(unload_after_ms(true, true, false, window), 0, "moved on");
+        assert_eq!(unload_after_ms(true, true, true, window), 0);
+        assert_eq!(unload_after_ms(true, false, true, window), window, "a room");
+        assert_eq!(
+            unload_after_ms(true, false, false, window),
+            FINISHED_IDLE_MS
+        );
+        // A shorter idle window wins.
+        assert_eq!(unload_after_ms(true, false, false, 2_000), 2_000);
     }
 }
