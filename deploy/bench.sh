@@ -39,7 +39,8 @@
 #             must be refused with Retry-After while the games in progress
 #             keep their round trip; writes
 #             tests/bench/results/soak-{knee,over}.{json,md} and the
-#             server's counters (leases lost, writes, refusals) beside them
+#             server's counters (leases lost, writes, refusals, heap)
+#             beside them; ONLY=knee or ONLY=over runs one
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table); abuse writes
 # tests/bench/results/abuse/<label>.{json,md}.
@@ -169,7 +170,7 @@ soak_run() {
     --games-per-player 100000
   # What the server counted: leases lost, writes by outcome, what
   # admission refused.
-  curl -fsS "$base/metrics" | grep -E '^(game_leases_lost_total|game_writes_total|admission_refused_total)' \
+  curl -fsS "$base/metrics" | grep -E '^(game_leases_lost_total|game_writes_total|admission_refused_total|heap_bytes|games_hosted)' \
     > "$results/$1-server.txt" || true
   soak_table "$1.json"
   echo "server counters:"; cat "$results/$1-server.txt"
@@ -180,6 +181,8 @@ if [ "$1" = overload ]; then
   export APP_OVERLOAD_GAMES=${APP_OVERLOAD_GAMES:-$((knee + knee / 20))}
   for run in "knee $knee" "over $((knee * 3 / 2))"; do
     set -- $run
+    # ONLY=knee or ONLY=over: one of the two.
+    [ -z "${ONLY:-}" ] || [ "$ONLY" = "$1" ] || continue
     echo "== overload: $2 games, capacity $APP_OVERLOAD_GAMES"
     start arena
     soak_run "soak-$1" "$2"

@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, ValueEnum};
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
+use mancala_proto::Session;
 use mancala_tests::client::{Api, ClientError, JsonSocket};
 use mancala_tests::report::{Latency, histogram};
 use mancala_tests::server_stats::{Sampler, ServerUsage};
@@ -264,7 +265,7 @@ async fn join_game(ctx: &Ctx, game: &str, token: &str) -> Result<(JsonSocket, Va
 }
 
 /// Queues in the lobby until matched: the game id.
-async fn queue(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
+async fn queue(ctx: &Ctx, token: &str) -> Result<String, Setback> {
     let url = format!("{}/v1/lobby", ctx.args.base.replacen("http", "ws", 1));
     let mut lobby = JsonSocket::open(&ctx.api, &url).await?;
     lobby
@@ -290,8 +291,9 @@ async fn queue(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
                     .to_owned());
             }
             Some("error") => {
-                ctx.error(message["d"]["code"].as_str().unwrap_or("error"));
-                return Err(ClientError::Closed);
+                let setback = socket_setback(ctx, &message);
+                lobby.close().await;
+                return Err(setback);
             }
             _ => {}
         }
@@ -299,7 +301,7 @@ async fn queue(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
 }
 
 /// Starts a game against the AI: its id.
-async fn ai_game(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
+async fn ai_game(ctx: &Ctx, token: &str) -> Result<String, Setback> {
     let answer = ctx
         .api
         .post_json(
@@ -308,18 +310,84 @@ async fn ai_game(ctx: &Ctx, token: &str) -> Result<String, ClientError> {
                 "side": "random"}),
             Some(token),
         )
-        .await?;
+        .await
+        .map_err(|error| counted_setback(ctx, error))?;
     Ok(answer["game_id"].as_str().unwrap_or_default().to_owned())
 }
 
-/// Plays one game to its end: the next game's id when a rematch follows.
+/// A failed request as a setback, counted in the report when it is a
+/// refusal (a failure is counted where the player gives up).
+fn counted_setback(ctx: &Ctx, error: ClientError) -> Setback {
+    if refusal_wait(&error).is_some() {
+        ctx.client_error(&error);
+    }
+    Setback::from(error)
+}
+
+/// Why a player's way to a game stopped short.
+enum Setback {
+    /// The server is busy: the same player comes back after this long.
+    Refused(Duration),
+    /// Anything else: the player leaves.
+    Failed(ClientError),
+}
+
+impl From<ClientError> for Setback {
+    fn from(error: ClientError) -> Setback {
+        match refusal_wait(&error) {
+            Some(wait) => Setback::Refused(wait),
+            None => Setback::Failed(error),
+        }
+    }
+}
+
+/// How long a refused request is told to wait: a `503` with `Retry-After`
+/// (the body repeats it as `retry_after`).
+fn refusal_wait(error: &ClientError) -> Option<Duration> {
+    let ClientError::Status { status: 503, body } = error else {
+        return None;
+    };
+    let body = serde_json::from_str::<Value>(body).ok()?;
+    Some(told_to_wait(&body))
+}
+
+/// The wait an error body asks for; a refusal that names none gets ours.
+fn told_to_wait(body: &Value) -> Duration {
+    body["retry_after"]
+        .as_u64()
+        .map_or(COME_BACK_AFTER, Duration::from_secs)
+}
+
+/// An `error` message on a socket: counted, and a refusal when the server
+/// is busy.
+fn socket_setback(ctx: &Ctx, message: &Value) -> Setback {
+    let code = message["d"]["code"].as_str().unwrap_or("error");
+    ctx.error(code);
+    if code == "unavailable" {
+        Setback::Refused(told_to_wait(&message["d"]))
+    } else {
+        Setback::Failed(ClientError::Closed)
+    }
+}
+
+/// What follows a game.
+enum Next {
+    /// The rematch, by its id.
+    Rematch(String),
+    /// No rematch: none was asked for, or none came.
+    Over,
+    /// The rematch was refused: the server is busy.
+    Refused(Duration),
+}
+
+/// Plays one game to its end, and asks for a rematch if `rematch`.
 async fn play(
     ctx: &Ctx,
     game: &str,
     token: &str,
     moves: &mut Moves,
     rematch: bool,
-) -> Result<Option<String>, ClientError> {
+) -> Result<Next, ClientError> {
     let (mut socket, state) = join_game(ctx, game, token).await?;
     let you = state["you"].as_u64();
     let (mut turn, mut legal, mut ply) = (
@@ -416,14 +484,14 @@ async fn play(
     }
     if result.is_none() {
         socket.close().await;
-        return Ok(None);
+        return Ok(Next::Over);
     }
     if counts_the_game {
         ctx.games.set(ctx.games.get() + 1);
     }
     if !rematch || ctx.over() {
         socket.close().await;
-        return Ok(None);
+        return Ok(Next::Over);
     }
     socket.send(json!({"t": "rematch"})).await?;
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -433,14 +501,23 @@ async fn play(
             continue;
         };
         let message = message?;
-        if message["t"] == "rematch" {
-            socket.close().await;
-            return Ok(message["d"]["game_id"].as_str().map(str::to_owned));
-        }
+        let next = match message["t"].as_str() {
+            Some("rematch") => match message["d"]["game_id"].as_str() {
+                Some(next) => Next::Rematch(next.to_owned()),
+                None => Next::Over,
+            },
+            Some("error") => match socket_setback(ctx, &message) {
+                Setback::Refused(wait) => Next::Refused(wait),
+                Setback::Failed(_) => Next::Over,
+            },
+            _ => continue,
+        };
+        socket.close().await;
+        return Ok(next);
     }
     ctx.error("no_rematch");
     socket.close().await;
-    Ok(None)
+    Ok(Next::Over)
 }
 
 impl Opponent {
@@ -449,57 +526,90 @@ impl Opponent {
     }
 }
 
-/// How long a player refused or failed waits before the next one of its
-/// slot arrives: the server's `Retry-After` when it is busy.
+/// How long a player that failed waits before the next one of its slot
+/// arrives, and how long a refused one waits when the server names no
+/// time.
 const COME_BACK_AFTER: Duration = Duration::from_secs(5);
 
-/// One simulated player, from sign-in to leaving; whether they left on a
-/// refusal or an error (then the next player of the slot comes back only
-/// after a while, as a person told "busy, try again" would, rather than
-/// at once: a load generator that retries at full speed measures its own
+/// As the web client does: a new access token before the old one expires
+/// (a socket is authenticated when it opens). False when that failed.
+async fn keep_fresh(ctx: &Ctx, session: &mut Session, signed_in: &mut Instant) -> bool {
+    if signed_in.elapsed() < Duration::from_secs(session.expires_in / 2) {
+        return true;
+    }
+    match ctx.api.refresh(&session.refresh_token).await {
+        Ok(fresh) => {
+            (*session, *signed_in) = (fresh, Instant::now());
+            true
+        }
+        Err(error) => {
+            ctx.client_error(&error);
+            false
+        }
+    }
+}
+
+/// One simulated player, from sign-in to leaving, as a person with the web
+/// client: told the server is busy (a refused sign-in, queue entry or
+/// rematch), it waits the `Retry-After` it was given and tries again,
+/// keeping its guest session as the browser keeps it; a game without a
+/// rematch sends it back to the queue. Whether it left on an error (then
+/// the next player of the slot comes only after a while, rather than at
+/// once: a load generator that retries at full speed measures its own
 /// storm, not the server).
 async fn player(ctx: Rc<Ctx>, index: u64) -> bool {
     ctx.players.set(ctx.players.get() + 1);
     let mut moves = Moves(0x2545_f491_4f6c_dd1d ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut session = match ctx.api.guest().await {
-        Ok(session) => session,
-        Err(error) => {
-            ctx.client_error(&error);
-            return true;
+    let mut session = loop {
+        match ctx.api.guest().await {
+            Ok(session) => break session,
+            Err(error) => {
+                ctx.client_error(&error);
+                match refusal_wait(&error) {
+                    Some(wait) if !ctx.over() => tokio::time::sleep(wait).await,
+                    _ => return true,
+                }
+            }
         }
     };
     let mut signed_in = Instant::now();
-    let first = match ctx.args.opponent {
-        Opponent::Queue => queue(&ctx, &session.access_token).await,
-        Opponent::Ai => ai_game(&ctx, &session.access_token).await,
-    };
-    let mut game = match first {
-        Ok(game) => game,
-        Err(error) => {
-            ctx.client_error(&error);
+    let mut played = 0;
+    while played < ctx.args.games_per_player && !ctx.over() {
+        if !keep_fresh(&ctx, &mut session, &mut signed_in).await {
             return true;
         }
-    };
-    for played in 1..=ctx.args.games_per_player {
-        // As the web client does: a new access token before the old one
-        // expires (a socket is authenticated when it opens).
-        if signed_in.elapsed() >= Duration::from_secs(session.expires_in / 2) {
-            match ctx.api.refresh(&session.refresh_token).await {
-                Ok(fresh) => (session, signed_in) = (fresh, Instant::now()),
+        let first = match ctx.args.opponent {
+            Opponent::Queue => queue(&ctx, &session.access_token).await,
+            Opponent::Ai => ai_game(&ctx, &session.access_token).await,
+        };
+        let mut game = match first {
+            Ok(game) => game,
+            Err(Setback::Refused(wait)) => {
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            Err(Setback::Failed(error)) => {
+                ctx.client_error(&error);
+                return true;
+            }
+        };
+        loop {
+            if !keep_fresh(&ctx, &mut session, &mut signed_in).await {
+                return true;
+            }
+            played += 1;
+            let rematch = played < ctx.args.games_per_player;
+            match play(&ctx, &game, &session.access_token, &mut moves, rematch).await {
+                Ok(Next::Rematch(next)) => game = next,
+                Ok(Next::Over) => break,
+                Ok(Next::Refused(wait)) => {
+                    tokio::time::sleep(wait).await;
+                    break;
+                }
                 Err(error) => {
                     ctx.client_error(&error);
                     return true;
                 }
-            }
-        }
-        let rematch = played < ctx.args.games_per_player;
-        match play(&ctx, &game, &session.access_token, &mut moves, rematch).await {
-            Ok(Some(next)) => game = next,
-            // No rematch although one was asked for: refused.
-            Ok(None) => return rematch,
-            Err(error) => {
-                ctx.client_error(&error);
-                return true;
             }
         }
     }
