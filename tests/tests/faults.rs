@@ -685,13 +685,14 @@ async fn a_busy_instance_refuses_new_work_at_once_and_keeps_its_games_going() {
 }
 
 /// Resigns `game` as its first player and waits for the end.
-async fn resign(bases: &[String], game: &Game) {
+/// Resigns `game` for its first player; their socket, still open.
+async fn resign(bases: &[String], game: &Game) -> Ws {
     let (mut ws, _) =
         play_when_free(bases, &game.id, &game.tokens[0], Duration::from_secs(30)).await;
     ws.send(json!({"t": "resign"})).await;
     while let Some(message) = ws.next(Duration::from_secs(5)).await {
         if message["t"] == "over" {
-            return;
+            return ws;
         }
     }
     panic!("{}: no end after resigning", game.id);
@@ -764,21 +765,51 @@ async fn an_instance_at_its_capacity_refuses_new_work_and_plays_the_games_it_hol
             .iter()
             .all(|outcome| outcome.acknowledged.len() == 12)
     );
-    // One ends: room for one new game, and the instance is full again.
+    // One ends. While its players are there, it keeps its place for their
+    // rematch: a new game is still refused, and the rematch, taking the
+    // place over, is made.
+    let bases = bases.borrow().clone();
     let game = Game {
         id: first,
         tokens: first_tokens,
     };
-    let bases = bases.borrow().clone();
-    resign(&bases, &game).await;
-    let admitted = call(
-        "POST",
-        format!("{base}/v1/ai-games"),
-        Some(json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"})),
-        Some(&token),
-    )
-    .await;
-    assert_eq!(admitted.0, 201, "a game ended: {admitted:?}");
+    let mut resigner = resign(&bases, &game).await;
+    let (mut other, _) =
+        play_when_free(&bases, &game.id, &game.tokens[1], Duration::from_secs(30)).await;
+    let held = timed_call("POST", format!("{base}/v1/ai-games"), Some(&token)).await;
+    assert_eq!(held.0, 503, "the place is held for the rematch: {held:?}");
+    resigner.send(json!({"t": "rematch"})).await;
+    other.send(json!({"t": "rematch"})).await;
+    let rematch = loop {
+        let message = other.next(Duration::from_secs(5)).await.expect("a rematch");
+        if message["t"] == "rematch" {
+            break message["d"]["game_id"].as_str().unwrap().to_owned();
+        }
+        assert_ne!(message["t"], "error", "rematch refused: {message}");
+    };
+    drop((resigner, other));
+    // The rematch ends and its players go: the place is free, room for one
+    // new game, and the instance is full again.
+    let rematch = Game {
+        id: rematch,
+        tokens: game.tokens.clone(),
+    };
+    drop(resign(&bases, &rematch).await);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let admitted = loop {
+        let answer = call(
+            "POST",
+            format!("{base}/v1/ai-games"),
+            Some(json!({"variant": {"variant": "kalah"}, "level": "beginner", "side": "first"})),
+            Some(&token),
+        )
+        .await;
+        if answer.0 != 503 || Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(admitted.0, 201, "its players went: {admitted:?}");
     let id = admitted.1["game_id"].as_str().unwrap().to_owned();
     let (_ws, _) = play_when_free(&bases, &id, &token, Duration::from_secs(30)).await;
     let deadline = Instant::now() + Duration::from_secs(10);

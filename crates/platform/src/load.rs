@@ -135,19 +135,21 @@ impl Verdict {
 }
 
 /// How long a client refused `busy_for` into a busy spell (refusals with no
-/// gap over [`SPELL_GAP`]) is told to wait,
-/// in seconds: 5 at first, then half the spell so far, up to a minute, and
-/// spread by ±25% with `spread` (in `[0, 1)`) so that the clients refused
-/// in one second do not all come back in the same second.
+/// gap over [`SPELL_GAP`]) is told to wait, in seconds: 5 at first, then as
+/// long as the spell has lasted so far, up to a minute, and spread by ±25%
+/// with `spread` (in `[0, 1)`) so that the clients refused in one second do
+/// not all come back in the same second.
 ///
-/// Half the spell: a client that finds the instance still full after
-/// waiting is told to wait longer, so a long overload is met by fewer and
-/// fewer retries. At 1.5x the knee with a fixed 5 s, about a hundred
-/// refusals a second (each a sign-in or a socket handshake) took CPU from
-/// the games in progress.
+/// As long as the spell: a client that finds the instance still full after
+/// waiting is told to wait about twice as long (the backoff doubles), so a
+/// long overload is met by fewer and fewer retries. At 1.5x the knee with
+/// a fixed 5 s, about a hundred refusals a second (each a sign-in or a
+/// socket handshake) took CPU from the games in progress; with half the
+/// spell, the first minutes of a spell still did.
 pub fn retry_after(busy_for: Duration, spread: f64) -> u64 {
-    let base =
-        (busy_for.as_secs_f64() / 2.0).clamp(RETRY_AFTER_SECS as f64, RETRY_AFTER_MAX_SECS as f64);
+    let base = busy_for
+        .as_secs_f64()
+        .clamp(RETRY_AFTER_SECS as f64, RETRY_AFTER_MAX_SECS as f64);
     let spread = if spread.is_finite() {
         spread.clamp(0.0, 1.0)
     } else {
@@ -336,14 +338,33 @@ impl Load {
 
     /// `Ok` when new work of kind `what` may start; the `503` otherwise.
     pub fn admit(&self, what: &'static str) -> Result<(), ApiError> {
-        if !self.busy() {
-            return Ok(());
+        if self.busy() {
+            return Err(self.refuse(what));
         }
+        Ok(())
+    }
+
+    /// As [`Load::admit`], for work that takes over a place its caller
+    /// already holds (a rematch while its finished game still holds its
+    /// place): refused when a sign says the instance is slow, or when it
+    /// holds more games than it may (new games admitted together at the
+    /// edge may overshoot), but not merely because it is full, since it
+    /// adds no game.
+    pub fn admit_held(&self, what: &'static str) -> Result<(), ApiError> {
+        let limit = self.inner.games_limit;
+        let over = limit > 0 && self.inner.games.load(Ordering::Relaxed) > limit;
+        if over || self.inner.busy.load(Ordering::Relaxed) {
+            return Err(self.refuse(what));
+        }
+        Ok(())
+    }
+
+    fn refuse(&self, what: &'static str) -> ApiError {
         metrics::counter!("admission_refused_total", "what" => what).increment(1);
         let busy_for = self.refused_for();
         metrics::gauge!("load_busy_for_seconds").set(busy_for.as_secs_f64());
         let nth = self.inner.refusals.fetch_add(1, Ordering::Relaxed);
-        Err(busy_error(retry_after(busy_for, spread(nth))))
+        busy_error(retry_after(busy_for, spread(nth)))
     }
 
     /// Notes a refusal now: how long the spell it belongs to has lasted.
@@ -533,6 +554,17 @@ mod tests {
         let refused = load.admit("new_game").unwrap_err();
         assert_eq!(refused.code, ErrorCode::Unavailable);
         assert!((4..=7).contains(&told(&refused)), "about 5 s at first");
+        // A rematch whose finished game still holds its place adds no game.
+        assert!(load.admit_held("rematch").is_ok());
+        load.inner.busy.store(true, Ordering::Relaxed);
+        assert!(
+            load.admit_held("rematch").is_err(),
+            "slow: refused all the same"
+        );
+        load.inner.busy.store(false, Ordering::Relaxed);
+        let third = load.game_in_progress();
+        assert!(load.admit_held("rematch").is_err(), "over its capacity");
+        drop(third);
         drop(first);
         assert!(load.admit("new_game").is_ok(), "one ended: room for one");
         drop(second);
@@ -560,9 +592,9 @@ mod tests {
     fn the_wait_grows_with_the_spell_to_a_minute_spread_by_a_quarter() {
         let secs = Duration::from_secs;
         assert_eq!(retry_after(Duration::ZERO, 0.5), RETRY_AFTER_SECS);
-        assert_eq!(retry_after(secs(8), 0.5), RETRY_AFTER_SECS);
-        assert_eq!(retry_after(secs(40), 0.5), 20);
-        assert_eq!(retry_after(secs(120), 0.5), RETRY_AFTER_MAX_SECS);
+        assert_eq!(retry_after(secs(4), 0.5), RETRY_AFTER_SECS);
+        assert_eq!(retry_after(secs(20), 0.5), 20);
+        assert_eq!(retry_after(secs(60), 0.5), RETRY_AFTER_MAX_SECS);
         assert_eq!(retry_after(secs(3_600), 0.5), RETRY_AFTER_MAX_SECS);
         // The spread: a quarter either side, never zero, whatever it is fed.
         assert_eq!(retry_after(secs(3_600), 0.0), 45);
@@ -592,7 +624,7 @@ mod tests {
         assert!((4..=7).contains(&first), "{first}");
         // Refused again and again for a minute, never 10 s apart: one spell,
         // whatever openings there were between the refusals.
-        for _ in 0..12 {
+        for _ in 0..6 {
             clock.advance(5_000);
             let _ = load.admit("queue");
         }

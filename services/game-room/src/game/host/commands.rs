@@ -266,8 +266,14 @@ impl Host {
             )]);
         }
         // A rematch is a new game: a busy instance keeps its capacity for
-        // the games in progress.
-        if let Err(busy) = self.deps.load.admit("rematch") {
+        // the games in progress. While this game still holds its place
+        // (see `hold_or_free_place`), the rematch takes that place over.
+        let admitted = if self.in_progress.is_some() {
+            self.deps.load.admit_held("rematch")
+        } else {
+            self.deps.load.admit("rematch")
+        };
+        if let Err(busy) = admitted {
             return Ok(vec![error_body_text(&busy.body())]);
         }
         if rematch::needs_agreement(self.live.info()) {

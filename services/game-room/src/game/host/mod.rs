@@ -280,8 +280,11 @@ struct Host {
     /// This instance's games: a series' next game is hosted here.
     hosted: HostedGames,
     /// Counts the game against the instance's capacity while it is in
-    /// progress (admission refuses new games past it).
+    /// progress (admission refuses new games past it), and for a moment
+    /// after it ends while its players may still ask for a rematch.
     in_progress: Option<mancala_platform::GameInProgress>,
+    /// Until when (clock ms) a finished game keeps its place for a rematch.
+    held_until: Option<u64>,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -320,6 +323,7 @@ pub(crate) fn spawn(
         room_closes,
         hosted,
         in_progress,
+        held_until: None,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -368,9 +372,7 @@ impl Host {
                     Next::Continue
                 }
             };
-            if self.in_progress.is_some() && self.live.is_over() {
-                self.in_progress = None;
-            }
+            self.hold_or_free_place();
             if let Next::Stop(code, reason) = next {
                 break (code, reason);
             }

@@ -35,7 +35,37 @@ fn unload_after_ms(over: bool, moved_on: bool, in_room: bool, idle_window_ms: u6
     }
 }
 
+/// How long a finished game keeps its place among the instance's games
+/// for the rematch its players may ask for: at capacity, the place a game
+/// frees as it ends would otherwise go to whoever asks first (a queue
+/// entry, a game of strangers), the rematch would be refused, and its two
+/// players would join the crowd retrying at the door. Longer than a
+/// rematch takes to agree between two people who want one.
+const REMATCH_HOLD_MS: u64 = 10_000;
+
+/// Whether a finished game still holds its place at `now`: until `until`,
+/// while no rematch has started, the room stands and a player is there to
+/// ask.
+fn holds_place(now: u64, until: u64, moved_on: bool, room_left: bool, anyone_here: bool) -> bool {
+    now < until && !moved_on && !room_left && anyone_here
+}
+
 impl Host {
+    /// After every event: a finished game frees its place among the
+    /// instance's games once its rematch is made or can no longer be.
+    pub(super) fn hold_or_free_place(&mut self) {
+        if self.in_progress.is_none() || !self.live.is_over() {
+            return;
+        }
+        let now = self.now();
+        let until = *self.held_until.get_or_insert(now + REMATCH_HOLD_MS);
+        let moved_on = self.live.rematch().is_some();
+        let anyone_here = self.connections.iter().any(|&sockets| sockets > 0);
+        if !holds_place(now, until, moved_on, self.room_left, anyone_here) {
+            self.in_progress = None;
+        }
+    }
+
     /// Timers, read against the injected clock.
     pub(super) async fn on_tick(&mut self) -> Next {
         let now = self.now();
@@ -173,5 +203,24 @@ mod tests {
         );
         // A shorter idle window wins.
         assert_eq!(unload_after_ms(true, false, false, 2_000), 2_000);
+    }
+
+    #[test]
+    fn a_finished_game_holds_its_place_only_while_a_rematch_may_still_come() {
+        let until = 10_000;
+        assert!(holds_place(9_999, until, false, false, true));
+        assert!(!holds_place(10_000, until, false, false, true), "too late");
+        assert!(
+            !holds_place(0, until, true, false, true),
+            "the rematch began"
+        );
+        assert!(
+            !holds_place(0, until, false, true, true),
+            "the room is closed"
+        );
+        assert!(
+            !holds_place(0, until, false, false, false),
+            "nobody is there"
+        );
     }
 }
