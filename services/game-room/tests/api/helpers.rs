@@ -154,8 +154,28 @@ impl Instance {
     /// connection of its own (a pooled one the server closed after its
     /// keep-alive while a long test ran would fail the request).
     pub(crate) async fn get_within(&self, path: &str, wait: Duration) -> (u16, Value) {
-        let client = awc::Client::builder().timeout(wait).finish();
-        answer(&client, &format!("{}{path}", self.base)).await
+        let url = format!("{}{path}", self.base);
+        let deadline = std::time::Instant::now() + wait;
+        // A connection the client could not open (awc's connector now and
+        // then reports one as disconnected on a loaded machine) is tried
+        // again: the request was never sent, and a GET may be repeated.
+        loop {
+            let client = awc::Client::builder().timeout(wait).finish();
+            match client.get(&url).send().await {
+                Err(awc::error::SendRequestError::Connect(error))
+                    if std::time::Instant::now() < deadline =>
+                {
+                    eprintln!("connecting for {path} failed ({error}); again");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                sent => {
+                    let mut response = sent.unwrap();
+                    let bytes = response.body().limit(1 << 20).await.unwrap();
+                    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                    return (response.status().as_u16(), body);
+                }
+            }
+        }
     }
 
     /// Creates a game between two seats (JSON seat requests).
