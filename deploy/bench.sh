@@ -34,7 +34,9 @@
 #             server RSS and the move round trip must stay flat; writes
 #             tests/bench/results/soak.{json,md}
 #   overload  (arena only) two soaks of SOAK_SECS each with the instance's
-#             capacity set (APP_OVERLOAD_GAMES, default KNEE): KNEE
+#             capacity set (APP_OVERLOAD_GAMES, default KNEE + 5%: the
+#             limit is a guard set a little above the load the instance
+#             serves well, so the knee's own churn is not refused): KNEE
 #             games (the knee, required), then 1.5 x KNEE, whose excess
 #             must be refused with Retry-After while the games in progress
 #             keep their round trip; writes
@@ -178,7 +180,7 @@ soak_run() {
 
 if [ "$1" = overload ]; then
   knee=${KNEE:?set KNEE to the games at the knee}
-  export APP_OVERLOAD_GAMES=${APP_OVERLOAD_GAMES:-$knee}
+  export APP_OVERLOAD_GAMES=${APP_OVERLOAD_GAMES:-$((knee * 105 / 100))}
   for run in "knee $knee" "over $((knee * 3 / 2))"; do
     set -- $run
     # ONLY=knee or ONLY=over: one of the two.

@@ -19,7 +19,9 @@
 //! and the sign that rises first when the machine is saturated, since the
 //! database shares its cores). Any of them over its limit twice in a row
 //! makes the instance busy; it is open again once all have been under half
-//! their limits for a second, so it does not flap at the edge.
+//! their limits for a second, so it does not flap at the edge. Work that
+//! takes over a place its caller already holds (a rematch) is refused for
+//! slowness only once the instance has been busy for a few seconds.
 //!
 //! What a refused client is told to wait grows with how long the instance
 //! has been refusing (see [`retry_after`]): a full instance frees room
@@ -27,7 +29,7 @@
 //! load of their own that the games in progress pay for.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use mancala_proto::ErrorCode;
@@ -75,6 +77,13 @@ const PERIOD: Duration = Duration::from_millis(250);
 const BUSY_AFTER: u32 = 2;
 /// Samples all under half their limits in a row that open it again.
 const OPEN_AFTER: u32 = 4;
+/// How long the instance must have been slow before it refuses work that
+/// keeps a place it already holds (a rematch). A stall of a second or two
+/// (a checkpoint's fsync on a saturated machine) adds no game; refusing
+/// the rematches finishing in it would end those games and send both
+/// players to the queue: a pairing and a new game each, more work than
+/// the rematch, and an error for players who did nothing wrong.
+const SLOW_HOLDS_AFTER: Duration = Duration::from_secs(5);
 /// What a refused client is told to wait at the start of a busy spell, in
 /// seconds.
 pub const RETRY_AFTER_SECS: u64 = 5;
@@ -179,7 +188,9 @@ pub struct Load {
 
 #[derive(Debug)]
 struct Inner {
-    busy: AtomicBool,
+    /// When a sign last made the instance slow (clock ms, at least 1), or
+    /// 0 while it is open.
+    slow_since: AtomicU64,
     /// Games in progress on the instance, and how many it may hold (0: any).
     games: AtomicU64,
     games_limit: u64,
@@ -199,7 +210,7 @@ struct Inner {
 impl Inner {
     fn new(games_limit: u64, clock: Clock) -> Inner {
         Inner {
-            busy: AtomicBool::new(false),
+            slow_since: AtomicU64::new(0),
             games: AtomicU64::new(0),
             games_limit,
             writes: WriteTimes::default(),
@@ -208,6 +219,33 @@ impl Inner {
             refusals: AtomicU64::new(0),
             clock,
         }
+    }
+
+    /// Takes the sampler's verdict; whether it changed.
+    fn set_slow(&self, slow: bool) -> bool {
+        let since = if slow {
+            self.clock.now_millis().max(1)
+        } else {
+            0
+        };
+        if slow {
+            self.slow_since
+                .compare_exchange(0, since, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        } else {
+            self.slow_since.swap(0, Ordering::Relaxed) != 0
+        }
+    }
+
+    fn slow(&self) -> bool {
+        self.slow_since.load(Ordering::Relaxed) != 0
+    }
+
+    /// Slow for at least `lasting`.
+    fn slow_for(&self, lasting: Duration) -> bool {
+        let since = self.slow_since.load(Ordering::Relaxed);
+        since != 0
+            && self.clock.now_millis().saturating_sub(since) >= lasting.as_millis() as u64
     }
 }
 
@@ -284,7 +322,7 @@ impl Load {
                 };
                 record(&sample);
                 let busy = verdict.observe(sample, &limits);
-                if inner.busy.swap(busy, Ordering::Relaxed) != busy {
+                if inner.set_slow(busy) {
                     tracing::warn!(
                         busy,
                         ?sample,
@@ -328,7 +366,7 @@ impl Load {
     /// Whether new work is refused now: a sign is past its limit, or the
     /// instance holds all the games it may.
     pub fn busy(&self) -> bool {
-        self.inner.busy.load(Ordering::Relaxed) || self.full()
+        self.inner.slow() || self.full()
     }
 
     fn full(&self) -> bool {
@@ -338,29 +376,37 @@ impl Load {
 
     /// `Ok` when new work of kind `what` may start; the `503` otherwise.
     pub fn admit(&self, what: &'static str) -> Result<(), ApiError> {
-        if self.busy() {
-            return Err(self.refuse(what));
+        if self.inner.slow() {
+            return Err(self.refuse(what, "slow"));
+        }
+        if self.full() {
+            return Err(self.refuse(what, "full"));
         }
         Ok(())
     }
 
     /// As [`Load::admit`], for work that takes over a place its caller
     /// already holds (a rematch while its finished game still holds its
-    /// place): refused when a sign says the instance is slow, or when it
-    /// holds more games than it may (new games admitted together at the
-    /// edge may overshoot), but not merely because it is full, since it
-    /// adds no game.
+    /// place): refused when the signs have said the instance is slow for
+    /// [`SLOW_HOLDS_AFTER`], or when it holds more games than it may (new
+    /// games admitted together at the edge may overshoot), but not merely
+    /// because it is full, since it adds no game.
     pub fn admit_held(&self, what: &'static str) -> Result<(), ApiError> {
         let limit = self.inner.games_limit;
-        let over = limit > 0 && self.inner.games.load(Ordering::Relaxed) > limit;
-        if over || self.inner.busy.load(Ordering::Relaxed) {
-            return Err(self.refuse(what));
+        if self.inner.slow_for(SLOW_HOLDS_AFTER) {
+            return Err(self.refuse(what, "slow"));
+        }
+        if limit > 0 && self.inner.games.load(Ordering::Relaxed) > limit {
+            return Err(self.refuse(what, "over"));
         }
         Ok(())
     }
 
-    fn refuse(&self, what: &'static str) -> ApiError {
-        metrics::counter!("admission_refused_total", "what" => what).increment(1);
+    /// `why`: a sign said the instance is `slow`, it is `full`, or it
+    /// holds more games than it may (`over`); the label tells a soak which
+    /// of admission's checks its refusals came from.
+    fn refuse(&self, what: &'static str, why: &'static str) -> ApiError {
+        metrics::counter!("admission_refused_total", "what" => what, "why" => why).increment(1);
         let busy_for = self.refused_for();
         metrics::gauge!("load_busy_for_seconds").set(busy_for.as_secs_f64());
         let nth = self.inner.refusals.fetch_add(1, Ordering::Relaxed);
@@ -546,7 +592,8 @@ mod tests {
 
     #[test]
     fn an_instance_holding_all_the_games_it_may_refuses_until_one_ends() {
-        let load = limited(2, &Clock::manual(1_000));
+        let clock = Clock::manual(1_000);
+        let load = limited(2, &clock);
         let first = load.game_in_progress();
         assert!(load.admit("new_game").is_ok());
         let second = load.game_in_progress();
@@ -556,12 +603,20 @@ mod tests {
         assert!((4..=7).contains(&told(&refused)), "about 5 s at first");
         // A rematch whose finished game still holds its place adds no game.
         assert!(load.admit_held("rematch").is_ok());
-        load.inner.busy.store(true, Ordering::Relaxed);
+        load.inner.set_slow(true);
+        assert!(load.admit("new_game").is_err(), "slow: no new game");
+        assert!(
+            load.admit_held("rematch").is_ok(),
+            "a stall of a moment ends no game"
+        );
+        clock.advance(SLOW_HOLDS_AFTER.as_millis() as u64);
+        load.inner.set_slow(true);
         assert!(
             load.admit_held("rematch").is_err(),
-            "slow: refused all the same"
+            "slow for a while: refused all the same"
         );
-        load.inner.busy.store(false, Ordering::Relaxed);
+        load.inner.set_slow(false);
+        assert!(load.admit_held("rematch").is_ok(), "open again");
         let third = load.game_in_progress();
         assert!(load.admit_held("rematch").is_err(), "over its capacity");
         drop(third);
@@ -581,7 +636,7 @@ mod tests {
     fn a_busy_instance_refuses_with_a_time_to_come_back() {
         let load = Load::unlimited();
         assert!(load.admit("sign_in").is_ok());
-        load.inner.busy.store(true, Ordering::Relaxed);
+        load.inner.set_slow(true);
         let refused = load.admit("sign_in").unwrap_err();
         assert_eq!(refused.code, ErrorCode::Unavailable);
         assert!((4..=7).contains(&told(&refused)));
