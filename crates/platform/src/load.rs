@@ -244,8 +244,7 @@ impl Inner {
     /// Slow for at least `lasting`.
     fn slow_for(&self, lasting: Duration) -> bool {
         let since = self.slow_since.load(Ordering::Relaxed);
-        since != 0
-            && self.clock.now_millis().saturating_sub(since) >= lasting.as_millis() as u64
+        since != 0 && self.clock.now_millis().saturating_sub(since) >= lasting.as_millis() as u64
     }
 }
 
