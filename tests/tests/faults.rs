@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use mancala_platform::testing::{Proxy, TestStores, database_url, redis_url};
 use mancala_platform::{ExposeSecret, SecretString};
 use mancala_tests::harness::{
-    Ws, call, free_port, percentile, pits, play_when_free, recorded_moves, request, start,
+    Service, Ws, call, free_port, percentile, pits, play_when_free, recorded_moves, request, start,
 };
 use serde_json::{Value, json};
 
@@ -698,13 +698,19 @@ async fn resign(bases: &[String], game: &Game) -> Ws {
     panic!("{}: no end after resigning", game.id);
 }
 
-#[actix_rt::test]
-async fn an_instance_at_its_capacity_refuses_new_work_and_plays_the_games_it_holds() {
+/// An arena on fresh stores that may hold `games` games in progress.
+async fn arena_holding(games: u32) -> (TestStores, Shared, Service) {
     let stores = TestStores::new().await.unwrap();
     let shared = shared();
     let mut env = environment(&stores, &shared, redis_url().expose_secret());
-    env.push(("APP_OVERLOAD_GAMES", "2".to_owned()));
+    env.push(("APP_OVERLOAD_GAMES", games.to_string()));
     let arena = start("arena", free_port(), &env).await;
+    (stores, shared, arena)
+}
+
+#[actix_rt::test]
+async fn an_instance_at_its_capacity_refuses_new_work_and_plays_the_games_it_holds() {
+    let (stores, shared, arena) = arena_holding(2).await;
     let base = arena.base.clone();
     let player = guest_when_ready(&base).await;
     let token = player["access_token"].as_str().unwrap().to_owned();
@@ -821,6 +827,63 @@ async fn an_instance_at_its_capacity_refuses_new_work_and_plays_the_games_it_hol
         assert!(Instant::now() < deadline, "not full again: {again:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    drop(arena);
+    stores.cleanup().await.unwrap();
+}
+
+/// A lobby socket of a fresh guest, signed in.
+async fn lobby_of_a_guest(base: &str) -> Ws {
+    let guest = guest_when_ready(base).await;
+    let mut lobby = Ws::open(format!("{base}/v1/lobby")).await.unwrap();
+    lobby
+        .send(json!({"t": "auth", "d": {"token": guest["access_token"]}}))
+        .await;
+    lobby
+}
+
+/// Joins the Kalah queue; the first answer about it (a status or an error).
+async fn join_kalah(lobby: &mut Ws) -> Value {
+    lobby
+        .send(json!({"t": "queue_join", "d": {"variant": "kalah",
+            "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
+        .await;
+    loop {
+        let message = lobby.next(Duration::from_secs(5)).await.expect("an answer");
+        if ["queue_status", "matched", "error"].contains(&message["t"].as_str().unwrap_or("")) {
+            return message;
+        }
+    }
+}
+
+#[actix_rt::test]
+async fn a_queue_admits_only_the_players_its_free_places_can_seat() {
+    let (stores, _shared, arena) = arena_holding(2).await;
+    let base = arena.base.clone();
+    let mut lobbies = Vec::new();
+    for _ in 0..5 {
+        lobbies.push(lobby_of_a_guest(&base).await);
+    }
+    // Two places: four players fill them, whether or not a pairing wave
+    // has made games of some of them in between.
+    let mut answers = Vec::new();
+    for lobby in &mut lobbies[..4] {
+        let joined = join_kalah(lobby).await;
+        assert_ne!(joined["t"], "error", "{joined}");
+        answers.push(joined);
+    }
+    let refused = join_kalah(&mut lobbies[4]).await;
+    assert_eq!(refused["t"], "error", "{refused}");
+    assert_eq!(refused["d"]["code"], "unavailable", "{refused}");
+    assert!(refused["d"]["retry_after"].as_u64().is_some(), "{refused}");
+    // The four admitted are all seated, two games.
+    let mut games = std::collections::BTreeSet::new();
+    for (lobby, mut matched) in lobbies[..4].iter_mut().zip(answers) {
+        while matched["t"] != "matched" {
+            matched = lobby.next(Duration::from_secs(10)).await.expect("matched");
+        }
+        games.insert(matched["d"]["game_id"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(games.len(), 2, "{games:?}");
     drop(arena);
     stores.cleanup().await.unwrap();
 }

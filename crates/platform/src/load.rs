@@ -223,12 +223,8 @@ impl Inner {
 
     /// Takes the sampler's verdict; whether it changed.
     fn set_slow(&self, slow: bool) -> bool {
-        let since = if slow {
-            self.clock.now_millis().max(1)
-        } else {
-            0
-        };
         if slow {
+            let since = self.clock.now_millis().max(1);
             self.slow_since
                 .compare_exchange(0, since, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
@@ -401,8 +397,30 @@ impl Load {
         Ok(())
     }
 
-    /// `why`: a sign said the instance is `slow`, it is `full`, or it
-    /// holds more games than it may (`over`); the label tells a soak which
+    /// Places for new games left under the instance's limit (`None`: it
+    /// has none): how many games a pairing wave may make.
+    pub fn free_places(&self) -> Option<u64> {
+        let limit = self.inner.games_limit;
+        (limit > 0).then(|| limit.saturating_sub(self.inner.games.load(Ordering::Relaxed)))
+    }
+
+    /// As [`Load::admit`], for a queue entry while `waiting` players already
+    /// wait for a game here: refused as well when they are enough to fill
+    /// every free place (`promised`). A player admitted to a queue whose
+    /// pairs the instance cannot host would wait for a place with nothing
+    /// to tell them when, while their lobby's status reads cost the games
+    /// in progress; refused, they are told when to come back.
+    pub fn admit_queue(&self, waiting: u64) -> Result<(), ApiError> {
+        self.admit("queue")?;
+        match self.free_places() {
+            Some(free) if waiting / 2 >= free => Err(self.refuse("queue", "promised")),
+            _ => Ok(()),
+        }
+    }
+
+    /// `why`: a sign said the instance is `slow`, it is `full`, it holds
+    /// more games than it may (`over`), or the players already queueing
+    /// will take its free places (`promised`); the label tells a soak which
     /// of admission's checks its refusals came from.
     fn refuse(&self, what: &'static str, why: &'static str) -> ApiError {
         metrics::counter!("admission_refused_total", "what" => what, "why" => why).increment(1);
@@ -629,6 +647,30 @@ mod tests {
         assert!(unlimited.admit("new_game").is_ok());
         assert_eq!(unlimited.games_in_progress(), 100);
         drop(games);
+    }
+
+    #[test]
+    fn a_queue_entry_is_refused_once_the_players_waiting_fill_the_free_places() {
+        let clock = Clock::manual(1_000);
+        let load = limited(3, &clock);
+        let _playing = load.game_in_progress();
+        assert_eq!(load.free_places(), Some(2));
+        // Two places: four players waiting fill them; a fifth would wait
+        // for a game the instance cannot host.
+        for waiting in 0..4 {
+            assert!(load.admit_queue(waiting).is_ok(), "{waiting} waiting");
+        }
+        let refused = load.admit_queue(4).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Unavailable);
+        assert!(refused.retry_after.is_some());
+        // Full: refused whoever waits.
+        let _more = [load.game_in_progress(), load.game_in_progress()];
+        assert_eq!(load.free_places(), Some(0));
+        assert!(load.admit_queue(0).is_err());
+        // No limit: no places to count, any queue.
+        let unlimited = Load::unlimited();
+        assert_eq!(unlimited.free_places(), None);
+        assert!(unlimited.admit_queue(1_000_000).is_ok());
     }
 
     #[test]

@@ -283,12 +283,12 @@ impl Lobby {
     }
 
     async fn join(&mut self, player: Uuid, spec: QueueSpec) {
-        if let Err(busy) = self.deps.load.admit("queue") {
+        let deps = &self.deps;
+        if let Err(busy) = deps.load.admit_queue(waiting(deps).await) {
             self.socket.send_refusal(&busy).await;
             return;
         }
         let queue = spec.name.as_str();
-        let deps = &self.deps;
         let joined = async {
             let rating = ratings::rating(&deps.postgres, player, spec.variant.as_str())
                 .await
@@ -368,4 +368,16 @@ impl Lobby {
             }
         }
     }
+}
+
+/// Players waiting in every queue, when the instance has a games limit:
+/// they are promised its free places. (Queues that cannot be read count
+/// none: the games limit still stands behind them.)
+async fn waiting(deps: &QueueDeps) -> u64 {
+    if deps.load.free_places().is_none() {
+        return 0;
+    }
+    store::waiting_in(&deps.redis, &deps.settings.queues)
+        .await
+        .unwrap_or(0)
 }

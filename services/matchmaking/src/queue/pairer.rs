@@ -103,7 +103,11 @@ pub async fn tick(
             store::leave(&deps.redis, ticket.player, Some(&queue.name)).await?;
         }
     }
-    let pairs = pair(&tickets, &deps.rules, now);
+    let mut pairs = pair(&tickets, &deps.rules, now);
+    let mut places = deps.load.free_places();
+    if let Some(places) = places {
+        fit_places(&mut pairs, &tickets, places);
+    }
     let mut paired = vec![false; tickets.len()];
     let mut claimed = Vec::new();
     let mut fenced = false;
@@ -120,6 +124,7 @@ pub async fn tick(
                 paired[a] = true;
                 paired[b] = true;
                 claimed.push((a, b));
+                places = places.map(|places| places.saturating_sub(1));
             }
             Claim::Gone => {}
             Claim::Fenced => {
@@ -144,13 +149,35 @@ pub async fn tick(
         if paired[index] || now.saturating_sub(ticket.joined_ms) < fallback {
             continue;
         }
+        // An AI game is a game too, and the dearest: while the instance
+        // is full, the player waits for a place like everyone else.
+        if places == Some(0) {
+            break;
+        }
         match store::claim(&deps.redis, &queue.name, token, &[ticket.player]).await? {
-            Claim::Claimed => start_ai_game(deps, queue, ticket).await,
+            Claim::Claimed => {
+                places = places.map(|places| places.saturating_sub(1));
+                start_ai_game(deps, queue, ticket).await;
+            }
             Claim::Gone => {}
             Claim::Fenced => return Ok(()),
         }
     }
     Ok(())
+}
+
+/// Keeps the pairs the instance has `places` for, those who have waited
+/// longest first; the others stay in the queue for the next wave. Without
+/// this, the players admitted to the queue just before the instance filled
+/// up (a wave's worth) would all be paired past its limit, and each game
+/// over it would be taken from the games in progress.
+fn fit_places(pairs: &mut Vec<(usize, usize)>, tickets: &[Ticket], places: u64) {
+    let places = usize::try_from(places).unwrap_or(usize::MAX);
+    if pairs.len() <= places {
+        return;
+    }
+    pairs.sort_by_key(|&(a, b)| tickets[a].joined_ms.min(tickets[b].joined_ms));
+    pairs.truncate(places);
 }
 
 async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
@@ -301,4 +328,33 @@ async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
         casual_reason: created.casual_reason,
     };
     tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticket(joined_ms: u64) -> Ticket {
+        Ticket {
+            player: Uuid::new_v4(),
+            rating: 1500.0,
+            rd: 100.0,
+            joined_ms,
+            last_opponent: None,
+            first_balance: 0,
+        }
+    }
+
+    #[test]
+    fn a_wave_makes_only_the_games_there_are_places_for_longest_waiting_first() {
+        let tickets: Vec<Ticket> = [500, 100, 400, 300, 200, 600].map(ticket).into();
+        let all = vec![(0, 5), (2, 3), (1, 4)];
+        let mut pairs = all.clone();
+        fit_places(&mut pairs, &tickets, 5);
+        assert_eq!(pairs, all, "room for all: the wave is left as it is");
+        fit_places(&mut pairs, &tickets, 2);
+        assert_eq!(pairs, [(1, 4), (2, 3)]);
+        fit_places(&mut pairs, &tickets, 0);
+        assert!(pairs.is_empty());
+    }
 }

@@ -159,6 +159,16 @@ pub async fn waiting(redis: &Redis, queue: &str) -> Result<u64, redis::RedisErro
     redis.connection().hlen(tickets_key(redis, queue)).await
 }
 
+/// How many wait in all of `queues`, in one round trip.
+pub async fn waiting_in(redis: &Redis, queues: &[String]) -> Result<u64, redis::RedisError> {
+    let mut pipe = redis::pipe();
+    for queue in queues {
+        pipe.hlen(tickets_key(redis, queue));
+    }
+    let counts: Vec<u64> = pipe.query_async(&mut redis.connection()).await?;
+    Ok(counts.iter().sum())
+}
+
 /// Notes that a player's lobby socket is open until `until` (clock ms).
 pub async fn keep_alive(redis: &Redis, player: Uuid, until: u64) -> Result<(), redis::RedisError> {
     redis
