@@ -293,6 +293,11 @@ impl Host {
         match rematch::create(&self.hosted, self.live.info(), now, limit).await {
             Ok(Some(next)) => {
                 self.live.set_rematch(next);
+                // The rematch is hosted and counted from its commit: its
+                // place passes over now, not after the replies are sent,
+                // or for that moment a full instance counts one game too
+                // many and refuses a rematch ending at the same time.
+                self.in_progress = None;
                 self.rematch_offer = None;
                 self.emit(&rematch::started(next), None).await;
                 Ok(Vec::new())
