@@ -15,7 +15,20 @@ pub(crate) const SERVICE_TOKEN: &str = "test-service-token";
 
 /// A GET's status and JSON body.
 async fn answer(client: &awc::Client, url: &str) -> (u16, Value) {
-    let mut response = client.get(url).send().await.unwrap();
+    let mut sent = client.get(url).send().await;
+    // A connection that could not be used (a pooled one the server closed
+    // after its keep-alive while the test waited on something else, or
+    // one awc's connector reports disconnected on a loaded machine) never
+    // carried the request: a GET is sent again, on a client of its own.
+    for _ in 0..5 {
+        let Err(awc::error::SendRequestError::Connect(error)) = &sent else {
+            break;
+        };
+        eprintln!("connecting for {url} failed ({error}); again");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        sent = awc::Client::default().get(url).send().await;
+    }
+    let mut response = sent.unwrap();
     let bytes = response.body().limit(1 << 20).await.unwrap();
     (
         response.status().as_u16(),
