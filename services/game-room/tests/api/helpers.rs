@@ -13,20 +13,27 @@ use uuid::Uuid;
 
 pub(crate) const SERVICE_TOKEN: &str = "test-service-token";
 
-/// A GET's status and JSON body.
-async fn answer(client: &awc::Client, url: &str) -> (u16, Value) {
+/// A GET's status and JSON body, sent first on `client`. A connection
+/// that could not be used (a pooled one the server closed after its
+/// keep-alive while the test waited on something else, or one awc's
+/// connector reports disconnected on a loaded machine) never carried the
+/// request: the GET is sent again, on a client of its own with `timeout`,
+/// until `retry_for` has passed.
+async fn answer(
+    client: &awc::Client,
+    url: &str,
+    timeout: Duration,
+    retry_for: Duration,
+) -> (u16, Value) {
+    let deadline = std::time::Instant::now() + retry_for;
     let mut sent = client.get(url).send().await;
-    // A connection that could not be used (a pooled one the server closed
-    // after its keep-alive while the test waited on something else, or
-    // one awc's connector reports disconnected on a loaded machine) never
-    // carried the request: a GET is sent again, on a client of its own.
-    for _ in 0..5 {
-        let Err(awc::error::SendRequestError::Connect(error)) = &sent else {
-            break;
-        };
+    while let Err(awc::error::SendRequestError::Connect(error)) = &sent
+        && std::time::Instant::now() < deadline
+    {
         eprintln!("connecting for {url} failed ({error}); again");
         tokio::time::sleep(Duration::from_millis(200)).await;
-        sent = awc::Client::default().get(url).send().await;
+        let fresh = awc::Client::builder().timeout(timeout).finish();
+        sent = fresh.get(url).send().await;
     }
     let mut response = sent.unwrap();
     let bytes = response.body().limit(1 << 20).await.unwrap();
@@ -160,7 +167,14 @@ impl Instance {
     }
 
     pub(crate) async fn get(&self, path: &str) -> (u16, Value) {
-        answer(&self.client, &format!("{}{path}", self.base)).await
+        let url = format!("{}{path}", self.base);
+        answer(
+            &self.client,
+            &url,
+            Duration::from_secs(5),
+            Duration::from_secs(1),
+        )
+        .await
     }
 
     /// [`Instance::get`] for an answer that may take up to `wait`, on a
@@ -168,27 +182,8 @@ impl Instance {
     /// keep-alive while a long test ran would fail the request).
     pub(crate) async fn get_within(&self, path: &str, wait: Duration) -> (u16, Value) {
         let url = format!("{}{path}", self.base);
-        let deadline = std::time::Instant::now() + wait;
-        // A connection the client could not open (awc's connector now and
-        // then reports one as disconnected on a loaded machine) is tried
-        // again: the request was never sent, and a GET may be repeated.
-        loop {
-            let client = awc::Client::builder().timeout(wait).finish();
-            match client.get(&url).send().await {
-                Err(awc::error::SendRequestError::Connect(error))
-                    if std::time::Instant::now() < deadline =>
-                {
-                    eprintln!("connecting for {path} failed ({error}); again");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                sent => {
-                    let mut response = sent.unwrap();
-                    let bytes = response.body().limit(1 << 20).await.unwrap();
-                    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-                    return (response.status().as_u16(), body);
-                }
-            }
-        }
+        let client = awc::Client::builder().timeout(wait).finish();
+        answer(&client, &url, wait, wait).await
     }
 
     /// Creates a game between two seats (JSON seat requests).
