@@ -7,6 +7,7 @@
 // spent one.
 
 import { getLang } from './i18n.js';
+import { sitOut, worthRetrying } from './busy.js';
 
 const KEY = 'mancala.session';
 const listeners = new Set();
@@ -80,7 +81,20 @@ export function onSessionChange(fn) {
   return () => listeners.delete(fn);
 }
 
+// One request, sent again while the server says it is too busy to take
+// it now (it did nothing with it) and when to come back.
 async function raw(method, path, body, token) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await once(method, path, body, token);
+    } catch (error) {
+      if (!worthRetrying(error, attempt)) throw error;
+      await sitOut(error.retryAfter);
+    }
+  }
+}
+
+async function once(method, path, body, token) {
   // The interface's language first: a new guest's name is made in it.
   const headers = { 'accept-language': `${getLang()}, en;q=0.5` };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -117,6 +131,12 @@ function startGuest() {
   if (!starting) {
     starting = raw('POST', '/v1/auth/guest')
       .then((body) => save(fromAnswer(body), 'guest'))
+      .catch((error) => {
+        // A refusal here is the limit on new players from one address,
+        // which deserves its own words.
+        if (error.code === 'rate_limited') error.context = 'signup';
+        throw error;
+      })
       .finally(() => { starting = null; });
   }
   return starting;
@@ -187,6 +207,9 @@ export async function api(method, path, body, { auth = true } = {}) {
 }
 
 export const get = (path, opts) => api('GET', path, undefined, { auth: false, ...opts });
+// A read that is answered better for someone signed in (a player's own
+// game's analysis goes first), without making a guest of a visitor.
+export const getAsMe = (path) => (session ? api('GET', path) : raw('GET', path));
 export const post = (path, body, opts) => api('POST', path, body, opts);
 
 export async function register(username, password) {

@@ -89,7 +89,17 @@ export function errorMessage(error) {
   // (ApiError.retryAfter), on a socket in the error's `retry_after`.
   const wait = error?.retryAfter ?? error?.retry_after;
   if (code === 'unavailable' && wait > 0) return t('err_unavailable_wait', { n: wait });
+  if (code === 'rate_limited' && error?.context === 'signup') {
+    return t('err_signup_limited', { wait: waitText(wait) });
+  }
   return has(key) ? t(key) : t('err_internal');
+}
+
+// A wait in the largest unit that reads naturally: "45 s", "12 min".
+function waitText(seconds) {
+  if (!(seconds > 0)) return t('wait_a_while');
+  if (seconds < 90) return t('seconds_short', { n: Math.ceil(seconds) });
+  return t('minutes_short', { n: Math.ceil(seconds / 60) });
 }
 
 export function reasonText(reason) {

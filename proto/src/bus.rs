@@ -44,6 +44,12 @@ pub mod names {
     /// Players in a live game, scored the same way.
     pub const PLAYING: &str = "lobby:{lobby}:playing";
 
+    /// Live games someone is playing (a player at the board, not only an
+    /// AI), scored the same way: the live lists show only these, so a game
+    /// everyone has left leaves them at once, and a dead host's games
+    /// within half a minute.
+    pub const OCCUPIED: &str = "lobby:{lobby}:occupied";
+
     /// Which seats of a game have a player connected.
     pub fn presence(game: Uuid) -> String {
         format!("presence:{{g:{game}}}")

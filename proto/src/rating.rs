@@ -33,6 +33,21 @@ pub struct LeaderboardEntry {
 pub struct Leaderboard {
     pub variant: String,
     pub entries: Vec<LeaderboardEntry>,
+    /// Who is ranked, as this server is set up.
+    pub eligibility: Eligibility,
+}
+
+/// Who makes a leaderboard: the server's settings, so a page says what
+/// they are rather than what they were once.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Eligibility {
+    /// At least this many rated games in the variant.
+    pub min_games: u32,
+    /// A rated game within this many days.
+    pub active_days: f64,
+    /// A rating deviation of at most this, as of now.
+    pub max_rd: f64,
 }
 
 /// `GET /v1/leaderboard/{variant}/me`: the rank, or why there is none.

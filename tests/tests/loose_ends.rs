@@ -88,24 +88,92 @@ async fn games_everyone_left_leave_the_lists_and_the_counts_agree() {
     }
     assert!(live_ids(&arena).await.is_empty());
     assert!(featured(&arena).await.is_empty());
-    // The lobby's count follows once the players' marks lapse (30 s).
-    let deadline = Instant::now() + Duration::from_secs(40);
+    assert_eq!(lobby_stats(&arena).await["playing"], 0);
+    arena.stores.cleanup().await.unwrap();
+}
+
+async fn lobby_stats(arena: &Arena) -> Value {
+    request(
+        "GET",
+        format!("{}/v1/lobby/stats", arena.base()),
+        None,
+        None,
+    )
+    .await
+}
+
+/// What the lobby shows of games: the live list's ids, the featured ids
+/// and the "playing" count.
+async fn lobby_view(arena: &Arena) -> (Vec<String>, Vec<String>, u64) {
+    let featured = featured(arena)
+        .await
+        .iter()
+        .map(|game| game["id"].as_str().unwrap().to_owned())
+        .collect();
+    let playing = lobby_stats(arena).await["playing"].as_u64().unwrap();
+    (live_ids(arena).await, featured, playing)
+}
+
+/// Issue 39: with every window at its default (the reconnect countdown,
+/// the first move's, abandoned games, idle rooms all take minutes), the
+/// games whose tabs all closed leave the live list, the featured game and
+/// the "playing" count within 5 s, and come back when a player does.
+#[actix_rt::test]
+async fn with_default_settings_games_nobody_has_open_leave_the_lobby_within_seconds() {
+    let arena = Arena::start_default().await;
+    let (a, b) = (arena.guest().await, arena.guest().await);
+    let ai = ai_game(&arena, &a).await;
+    let friends = arena.room(&a, &b, false, None).await;
+    let one_device = hotseat(&arena, &b).await;
+    // Made but not opened: nobody is playing them yet.
+    assert_eq!(lobby_view(&arena).await, (vec![], vec![], 0));
+    let mut tabs = Vec::new();
+    for (game, who) in [(&ai, &a), (&friends, &a), (&friends, &b), (&one_device, &b)] {
+        tabs.push(arena.play(game, who).await.0);
+    }
+    let everyone_here = Instant::now() + WAIT;
     loop {
-        let stats = request(
-            "GET",
-            format!("{}/v1/lobby/stats", arena.base()),
-            None,
-            None,
-        )
-        .await;
-        if stats["playing"] == 0 {
+        let (mut live, featured, playing) = lobby_view(&arena).await;
+        live.sort();
+        let mut all = vec![ai.clone(), friends.clone(), one_device.clone()];
+        all.sort();
+        if live == all && featured == [friends.clone()] && playing == 2 {
             break;
         }
         assert!(
-            Instant::now() < deadline,
-            "still counted as playing: {stats}"
+            Instant::now() < everyone_here,
+            "not all listed: {live:?} {featured:?} {playing}"
         );
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(tabs); // every tab closes
+    let closed = Instant::now();
+    loop {
+        let view = lobby_view(&arena).await;
+        if view == (vec![], vec![], 0) {
+            break;
+        }
+        assert!(
+            closed.elapsed() < Duration::from_secs(5),
+            "still shown 5 s after everyone left: {view:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Not ended: the rules that end a game take their own time.
+    for game in [&ai, &friends, &one_device] {
+        assert_eq!(arena.record(game).await["status"], "live", "{game}");
+    }
+    // A player who comes back is playing it again, and it is listed.
+    let (_back, _) = arena.play(&ai, &a).await;
+    let back = Instant::now();
+    loop {
+        // (The lobby's figures are read at most once a second.)
+        let view = lobby_view(&arena).await;
+        if view == (vec![ai.clone()], vec![], 1) {
+            break;
+        }
+        assert!(back.elapsed() < Duration::from_secs(5), "{view:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     arena.stores.cleanup().await.unwrap();
 }
@@ -132,6 +200,11 @@ async fn featured_games_are_between_people_and_carry_their_watchers() {
     let alone = hotseat(&arena, &a).await;
     let versus_ai = ai_game(&arena, &b).await;
     let friends = arena.room(&a, &b, false, None).await;
+    // Listed while someone plays them: their players have them open.
+    let mut tabs = Vec::new();
+    for (game, who) in [(&alone, &a), (&versus_ai, &b), (&friends, &a)] {
+        tabs.push(arena.play(game, who).await.0);
+    }
     let _watcher = Ws::open(format!("{}/v1/games/{friends}/watch", arena.base()))
         .await
         .unwrap();

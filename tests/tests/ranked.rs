@@ -148,10 +148,16 @@ async fn a_stranger_with_a_game_id_leaves_no_trace() {
     )
     .await;
     let game = game["game_id"].as_str().unwrap().to_owned();
-    // It is in the public live list: the stranger has its id.
-    let (_, live) = call("GET", format!("{}/v1/games/live", arena.base()), None, None).await;
+    // It is in the owner's public history: the stranger has its id.
+    let (_, history) = call(
+        "GET",
+        format!("{}/v1/players/{}/games", arena.base(), owner.id),
+        None,
+        None,
+    )
+    .await;
     assert!(
-        live["games"]
+        history["games"]
             .as_array()
             .unwrap()
             .iter()

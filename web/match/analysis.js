@@ -6,12 +6,11 @@
 
 import { h, svg } from '../dom.js';
 import { t } from '../i18n.js';
-import { get } from '../api.js';
+import { getAsMe } from '../api.js';
 
 const W = 640;
 const H = 200;
 const PAD = { left: 36, right: 12, top: 12, bottom: 24 };
-const MAX_TRIES = 4;
 
 function valueChart(moves, names) {
   const points = moves.filter((m) => m.after !== null).map((m) => ({ ply: m.ply, value: m.after }));
@@ -67,21 +66,19 @@ function render(box, analysis, names) {
 }
 
 // Fills `box` with game `id`'s analysis; `names` are the seats' names.
+// Asked as the player signed in: a game's own players are never told to
+// come back, and a busy server's refusals are waited out by the API layer.
 export async function showAnalysis(box, id, names) {
   box.replaceChildren(h('p', { class: 'analysis-note' }, t('analysis_loading')));
-  for (let attempt = 1; attempt <= MAX_TRIES; attempt += 1) {
-    try {
-      const analysis = await get(`/v1/games/${id}/analysis`);
-      if (analysis.moves.length === 0) {
-        box.replaceChildren();
-        return;
-      }
-      render(box, analysis, names);
+  try {
+    const analysis = await getAsMe(`/v1/games/${id}/analysis`);
+    if (!box.isConnected) return;
+    if (analysis.moves.length === 0) {
+      box.replaceChildren();
       return;
-    } catch (error) {
-      if (error.code !== 'unavailable' || attempt === MAX_TRIES || !box.isConnected) break;
-      await new Promise((done) => { setTimeout(done, (error.retryAfter || 5) * 1000); });
     }
+    render(box, analysis, names);
+  } catch {
+    box.replaceChildren(h('p', { class: 'analysis-note' }, t('analysis_failed')));
   }
-  box.replaceChildren(h('p', { class: 'analysis-note' }, t('analysis_failed')));
 }

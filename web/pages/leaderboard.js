@@ -46,8 +46,16 @@ export function mount(root, { variant }) {
         h('a', { href: `/player/${me.id}`, 'data-testid': 'register-link', text: t('register_here') }));
     }
     if (!mine) return null;
-    const text = mine.rank ? t('my_rank', { rank: number(mine.rank) }) : t(`rank_reason_${mine.reason || 'no_rating'}`, { variant: variantName(variant) });
+    const text = mine.rank ? t('my_rank', { rank: number(mine.rank) })
+      : t(`rank_reason_${mine.reason || 'no_rating'}`, { variant: variantName(variant), ...rules() });
     return h('p', { class: 'my-rank', 'data-testid': 'my-rank', text });
+  }
+
+  // The server's own eligibility settings, in the words of the page.
+  function rules() {
+    const e = board?.eligibility;
+    if (!e) return null;
+    return { games: number(e.min_games), days: number(e.active_days), rd: number(e.max_rd) };
   }
 
   function table() {
@@ -80,7 +88,7 @@ export function mount(root, { variant }) {
         href: `/leaderboard/${v}`, class: 'tab', 'aria-current': v === variant ? 'page' : null, text: variantName(v),
       }))),
       myRank(),
-      h('p', { class: 'muted small', text: t('leaderboard_rules') }),
+      rules() ? h('p', { class: 'muted small', 'data-testid': 'leaderboard-rules', text: t('leaderboard_rules', rules()) }) : null,
       table(),
       pager()));
   }

@@ -38,7 +38,11 @@ export function mount(root) {
   let knownQueues = '';
   const ranked = createRankedCard({
     onStats: (next, queues) => {
+      // Someone sat down or left: the lists of games change with "playing",
+      // and must not say otherwise for ten seconds.
+      const changed = stats && next && stats.playing !== next.playing;
       stats = next;
+      if (changed) loadGames();
       drawStats();
       // The friend card lists the queues' clocks: redraw it when they change.
       const names = queues.map((q) => q.name).join();
@@ -63,18 +67,22 @@ export function mount(root) {
     live.replaceChildren(liveGames ? gameList(liveGames, { empty: t('no_live_games') }) : loading());
   }
 
+  let asked = 0;
   async function loadGames() {
+    // Only the latest answer is drawn: an older one may come back last.
+    const mine = (asked += 1);
     try {
       const [top, page] = await Promise.all([get('/v1/games/featured'), get('/v1/games/live?limit=20')]);
+      if (mine !== asked) return;
       featuredGames = top;
       liveGames = page.games;
       gamesError = null;
     } catch (error) {
+      if (mine !== asked) return;
       gamesError = error;
     }
     if (!destroyed) drawGames();
   }
-  loadGames();
   const gamesTimer = setInterval(loadGames, 10_000);
 
   function draw() {
@@ -93,6 +101,7 @@ export function mount(root) {
         h('section', { class: 'card' }, h('h2', { text: t('live_title') }), live))));
   }
   draw();
+  loadGames();
 
   return {
     relabel: draw,

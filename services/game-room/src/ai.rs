@@ -233,9 +233,10 @@ impl AiPool {
         &self,
         id: uuid::Uuid,
         game: Game<AnyPosition>,
+        asker: crate::analysis::Asker,
     ) -> Result<Arc<mancala_proto::game::GameAnalysis>, crate::analysis::Busy> {
         let tables = self.inner.proof_tables();
-        self.inner.analyses.analyse(id, game, tables).await
+        self.inner.analyses.analyse(id, game, tables, asker).await
     }
 
     /// Bytes held by idle engines now.

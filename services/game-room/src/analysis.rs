@@ -3,6 +3,12 @@
 //! the database come first), under a deadline, and kept for the next
 //! viewer. A finished game never changes, so what was worked out stays
 //! true; a cache bounded by count keeps memory bounded.
+//!
+//! A game is worked out once however many ask at the same moment (both
+//! players at the end of a game, a crowd of watchers): whoever asks while
+//! it runs waits for that one result. The game's own players go ahead of
+//! everyone else for the instance's one place and wait for it as long as
+//! it takes; others are told to come back when the place stays taken.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,15 +18,15 @@ use std::time::Duration;
 use mancala_ai::{AnalysisPlan, MoveReview, ProofTables, analyse};
 use mancala_proto::game::{GameAnalysis, MoveAnalysis};
 use mancala_rules::{AnyPosition, Game};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{oneshot, watch};
 use uuid::Uuid;
 
 /// The longest one analysis works unless told otherwise
 /// (`APP_ANALYSIS_DEADLINE_MS`); the earliest positions (the hardest) are
 /// left without values when it runs out.
 pub(crate) const DEADLINE: Duration = Duration::from_secs(10);
-/// How long a request waits for the analysis running before it is told
-/// to come back.
+/// How long a request of someone else than the game's players waits for
+/// the place before it is told to come back.
 const QUEUE_WAIT: Duration = Duration::from_secs(2);
 /// Analyses kept.
 const CACHED: usize = 256;
@@ -29,12 +35,24 @@ const CACHED: usize = 256;
 #[derive(Debug)]
 pub(crate) struct Busy;
 
-/// The instance's analyses: the running one and those kept.
+/// Who asks for an analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Asker {
+    /// A player of the game: waits for the place, ahead of others.
+    Player,
+    /// Anyone else: waits a moment, then is told to come back.
+    Other,
+}
+
+/// The instance's analyses: the running ones, those kept, and the place.
 pub(crate) struct Analyses {
-    place: Semaphore,
+    place: Place,
     queue_wait: Duration,
     deadline: Duration,
     kept: Mutex<Kept>,
+    /// Analyses under way, each with the channel its result comes on;
+    /// everyone asking for the same game listens to the same one.
+    running: Mutex<HashMap<Uuid, watch::Receiver<Option<Arc<GameAnalysis>>>>>,
 }
 
 #[derive(Default)]
@@ -49,14 +67,23 @@ impl Default for Analyses {
     }
 }
 
+/// What a request does about a game's analysis.
+enum Role {
+    /// Works it out, telling the others on this channel.
+    Work(watch::Sender<Option<Arc<GameAnalysis>>>),
+    /// Waits for the one under way.
+    Wait(watch::Receiver<Option<Arc<GameAnalysis>>>),
+}
+
 impl Analyses {
     /// Analyses that each work at most `deadline`.
     pub(crate) fn with_deadline(deadline: Duration) -> Analyses {
         Analyses {
-            place: Semaphore::new(1),
+            place: Place::default(),
             queue_wait: QUEUE_WAIT,
             deadline,
             kept: Mutex::default(),
+            running: Mutex::default(),
         }
     }
 
@@ -80,19 +107,91 @@ impl Analyses {
         }
     }
 
-    /// The analysis of finished game `id`, worked out now unless kept.
+    /// Joins the analysis of `id` under way, or becomes the one that
+    /// works it out.
+    fn role(&self, id: Uuid) -> Role {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        // (One whose worker is gone without a word is taken over.)
+        if let Some(result) = running
+            .get(&id)
+            .filter(|result| result.has_changed().is_ok())
+        {
+            return Role::Wait(result.clone());
+        }
+        let (tell, result) = watch::channel(None);
+        running.insert(id, result);
+        Role::Work(tell)
+    }
+
+    fn finished(&self, id: Uuid) {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        running.remove(&id);
+    }
+}
+
+/// Takes a game off the analyses under way however its worker ends
+/// (done, refused, or its request dropped by a client that went away).
+struct Working<'a> {
+    analyses: &'a Analyses,
+    id: Uuid,
+}
+
+impl Drop for Working<'_> {
+    fn drop(&mut self) {
+        self.analyses.finished(self.id);
+    }
+}
+
+impl Analyses {
+    /// The analysis of finished game `id`, worked out now unless kept or
+    /// under way.
     pub(crate) async fn analyse(
         &self,
         id: Uuid,
         game: Game<AnyPosition>,
         tables: ProofTables,
+        asker: Asker,
     ) -> Result<Arc<GameAnalysis>, Busy> {
-        if let Some(kept) = self.cached(id) {
-            return Ok(kept);
+        loop {
+            if let Some(kept) = self.cached(id) {
+                return Ok(kept);
+            }
+            match self.role(id) {
+                Role::Wait(mut result) => {
+                    // The one working it out gave up (it was told to come
+                    // back, or failed): ask again, as ourselves.
+                    if let Ok(done) = result.wait_for(Option::is_some).await
+                        && let Some(analysis) = done.clone()
+                    {
+                        return Ok(analysis);
+                    }
+                }
+                Role::Work(tell) => {
+                    let _working = Working { analyses: self, id };
+                    let worked = self.work(id, game, tables, asker).await;
+                    if let Ok(analysis) = &worked {
+                        self.keep(analysis.clone());
+                        tell.send_replace(Some(analysis.clone()));
+                    }
+                    return worked;
+                }
+            }
         }
-        let _place = match tokio::time::timeout(self.queue_wait, self.place.acquire()).await {
-            Ok(Ok(permit)) => permit,
-            _ => return Err(Busy),
+    }
+
+    async fn work(
+        &self,
+        id: Uuid,
+        game: Game<AnyPosition>,
+        tables: ProofTables,
+        asker: Asker,
+    ) -> Result<Arc<GameAnalysis>, Busy> {
+        let wait = match asker {
+            Asker::Player => None,
+            Asker::Other => Some(self.queue_wait),
+        };
+        let Some(_place) = self.place.take(asker, wait).await else {
+            return Err(Busy);
         };
         // The one before may have been this game's.
         if let Some(kept) = self.cached(id) {
@@ -127,8 +226,79 @@ impl Analyses {
         let analysis = Arc::new(wire(id, &reviews));
         metrics::counter!("game_analyses_total", "complete" => analysis.complete.to_string())
             .increment(1);
-        self.keep(analysis.clone());
         Ok(analysis)
+    }
+}
+
+/// The instance's one place to analyse in, handed on as it frees: to the
+/// players who wait for it first, in the order they came, then to others.
+#[derive(Default)]
+struct Place {
+    state: Mutex<PlaceState>,
+}
+
+#[derive(Default)]
+struct PlaceState {
+    taken: bool,
+    players: VecDeque<oneshot::Sender<()>>,
+    others: VecDeque<oneshot::Sender<()>>,
+}
+
+/// The place, while held; handed on when dropped.
+struct Held<'a>(&'a Place);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.0.hand_on();
+    }
+}
+
+impl Place {
+    fn state(&self) -> std::sync::MutexGuard<'_, PlaceState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The place, waiting at most `wait` for it (`None`: as long as it
+    /// takes).
+    async fn take(&self, asker: Asker, wait: Option<Duration>) -> Option<Held<'_>> {
+        let mut handed = {
+            let mut state = self.state();
+            if !state.taken {
+                state.taken = true;
+                return Some(Held(self));
+            }
+            let (hand, handed) = oneshot::channel();
+            match asker {
+                Asker::Player => state.players.push_back(hand),
+                Asker::Other => state.others.push_back(hand),
+            }
+            handed
+        };
+        let got = match wait {
+            None => (&mut handed).await.is_ok(),
+            Some(wait) => matches!(tokio::time::timeout(wait, &mut handed).await, Ok(Ok(()))),
+        };
+        if got {
+            return Some(Held(self));
+        }
+        // Given up: refuse the place from now on, but keep it if it was
+        // handed over in the meantime (else nobody would ever free it).
+        handed.close();
+        handed.try_recv().is_ok().then_some(Held(self))
+    }
+
+    fn hand_on(&self) {
+        let mut state = self.state();
+        while let Some(next) = state
+            .players
+            .pop_front()
+            .or_else(|| state.others.pop_front())
+        {
+            if next.send(()).is_ok() {
+                return;
+            }
+        }
+        state.taken = false;
     }
 }
 
@@ -180,13 +350,13 @@ mod tests {
         let id = Uuid::now_v7();
         let game = finished_game();
         let first = analyses
-            .analyse(id, game.clone(), ProofTables::default())
+            .analyse(id, game.clone(), ProofTables::default(), Asker::Other)
             .await
             .unwrap();
         assert_eq!(first.moves.len(), game.moves().len());
         assert!(first.moves.iter().any(|m| m.exact));
         let again = analyses
-            .analyse(id, game, ProofTables::default())
+            .analyse(id, game, ProofTables::default(), Asker::Other)
             .await
             .unwrap();
         assert!(Arc::ptr_eq(&first, &again));
@@ -199,11 +369,110 @@ mod tests {
             queue_wait: Duration::ZERO,
             ..Analyses::default()
         };
-        let _taken = analyses.place.acquire().await.unwrap();
+        let _taken = analyses.place.take(Asker::Other, None).await.unwrap();
         let answer = analyses
-            .analyse(Uuid::now_v7(), finished_game(), ProofTables::default())
+            .analyse(
+                Uuid::now_v7(),
+                finished_game(),
+                ProofTables::default(),
+                Asker::Other,
+            )
             .await;
         assert!(matches!(answer, Err(Busy)));
+    }
+
+    #[tokio::test]
+    async fn a_player_waits_for_the_place_however_long_it_stays_taken() {
+        let analyses = Arc::new(Analyses {
+            queue_wait: Duration::ZERO,
+            ..Analyses::default()
+        });
+        let taken = analyses.place.take(Asker::Other, None).await.unwrap();
+        let id = Uuid::now_v7();
+        let asking = {
+            let analyses = analyses.clone();
+            tokio::spawn(async move {
+                analyses
+                    .analyse(id, finished_game(), ProofTables::default(), Asker::Player)
+                    .await
+                    .map(|analysis| analysis.id)
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!asking.is_finished(), "waiting, not refused");
+        drop(taken);
+        assert_eq!(asking.await.unwrap().unwrap(), id);
+    }
+
+    #[tokio::test]
+    async fn players_are_handed_the_place_before_others_who_came_first() {
+        let place = Arc::new(Place::default());
+        let held = place.take(Asker::Other, None).await.unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut waiting = Vec::new();
+        for (name, asker) in [("other", Asker::Other), ("player", Asker::Player)] {
+            let (place, order) = (place.clone(), order.clone());
+            waiting.push(tokio::spawn(async move {
+                let _held = place.take(asker, None).await.unwrap();
+                order.lock().unwrap().push(name);
+            }));
+            // In this order into the queues.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        drop(held);
+        for task in waiting {
+            task.await.unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), ["player", "other"]);
+        assert!(!place.state().taken, "free again once the last let go");
+    }
+
+    #[tokio::test]
+    async fn a_place_handed_to_one_who_gave_up_is_handed_on() {
+        let place = Place::default();
+        let held = place.take(Asker::Other, None).await.unwrap();
+        assert!(
+            place
+                .take(Asker::Other, Some(Duration::from_millis(20)))
+                .await
+                .is_none()
+        );
+        drop(held);
+        // The one who gave up is skipped, not handed the place for ever.
+        assert!(
+            place
+                .take(Asker::Other, Some(Duration::ZERO))
+                .await
+                .is_some()
+        );
+    }
+
+    #[tokio::test]
+    async fn everyone_asking_at_once_shares_one_analysis() {
+        let analyses = Arc::new(Analyses::default());
+        // Busy with another game while they all ask: they gather.
+        let busy = analyses.place.take(Asker::Other, None).await.unwrap();
+        let id = Uuid::now_v7();
+        let asking: Vec<_> = [Asker::Player, Asker::Player, Asker::Other, Asker::Other]
+            .into_iter()
+            .map(|asker| {
+                let analyses = analyses.clone();
+                tokio::spawn(async move {
+                    analyses
+                        .analyse(id, finished_game(), ProofTables::default(), asker)
+                        .await
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(analyses.running.lock().unwrap().len(), 1, "one worker");
+        drop(busy);
+        let mut answers = Vec::new();
+        for task in asking {
+            answers.push(task.await.unwrap().expect("no one is told to come back"));
+        }
+        assert!(answers.iter().all(|a| Arc::ptr_eq(a, &answers[0])));
+        assert!(analyses.running.lock().unwrap().is_empty());
     }
 
     #[test]

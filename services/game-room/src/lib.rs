@@ -10,6 +10,7 @@ pub mod app;
 pub mod config;
 pub mod game;
 pub(crate) mod hub;
+pub(crate) mod lists;
 pub mod openapi;
 pub(crate) mod routes;
 pub(crate) mod store;

@@ -7,7 +7,7 @@ use mancala_platform::ApiRoutes;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes;
+use crate::{lists, routes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -16,8 +16,8 @@ use crate::routes;
         routes::game_record,
         routes::game_analysis,
         routes::player_games,
-        routes::live_games,
-        routes::featured_games,
+        lists::live_games,
+        lists::featured_games,
     ),
     modifiers(&ServiceAuth),
     tags((name = "games", description = "Game records, lists, and creation by other services. \

@@ -4,10 +4,9 @@
 use actix_web::http::Method;
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::ApiRoutes;
-use mancala_platform::{ApiError, ExposeSecret, SecretString};
+use mancala_platform::{ApiError, ExposeSecret, MaybeAuthenticated, SecretString};
 use mancala_proto::game::{
-    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, GameSummary,
-    SeatRequest,
+    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, SeatRequest,
 };
 use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
 use serde::Deserialize;
@@ -16,9 +15,10 @@ use time::OffsetDateTime;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::game::host::Deps;
+use crate::analysis::Asker;
 use crate::game::load::LoadError;
 use crate::game::{HostedGames, ranked};
+use crate::lists;
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
 
@@ -27,8 +27,8 @@ use crate::ws;
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/internal/v1/games", Method::POST, create_game)
-        .api_route("/v1/games/live", Method::GET, live_games)
-        .api_route("/v1/games/featured", Method::GET, featured_games)
+        .api_route("/v1/games/live", Method::GET, lists::live_games)
+        .api_route("/v1/games/featured", Method::GET, lists::featured_games)
         .api_route("/v1/games/{id}", Method::GET, game_record)
         .api_route("/v1/games/{id}/analysis", Method::GET, game_analysis)
         .api_route("/v1/games/{id}/play", Method::GET, ws::play::play)
@@ -230,7 +230,9 @@ pub(crate) async fn game_record(
 /// Every move of a finished game, judged: exact values for Kalah where the
 /// solver proves them, the Advanced engine's estimates elsewhere. Worked
 /// out on the first request (up to about ten seconds, one game at a time
-/// per instance) and kept.
+/// per instance) and kept; everyone asking while it runs gets that one
+/// result. The game's players (with their bearer token) go first and are
+/// never told to come back; others may be, when the instance is busy.
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/analysis",
@@ -240,12 +242,14 @@ pub(crate) async fn game_record(
         (status = 200, description = "The analysis", body = GameAnalysis),
         (status = 404, description = "`not_found`", body = ErrorBody),
         (status = 409, description = "`not_allowed`: the game is not over", body = ErrorBody),
-        (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After`", body = ErrorBody),
+        (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After` (never to the game's players)", body = ErrorBody),
+        (status = 401, description = "`token_invalid` or `token_expired`: a bearer token was sent and is not good", body = ErrorBody),
         (status = 400, description = "`invalid_input`: not an id", body = ErrorBody),
     )
 )]
 pub(crate) async fn game_analysis(
     id: web::Path<Uuid>,
+    caller: MaybeAuthenticated,
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<GameAnalysis>, ApiError> {
     let deps = hosted.deps();
@@ -270,7 +274,14 @@ pub(crate) async fn game_analysis(
         ));
     }
     let game = live.rules_game().clone();
-    match deps.ai.analyse(id, game).await {
+    let player = caller.0.is_some_and(|caller| {
+        live.info()
+            .seats
+            .iter()
+            .any(|seat| seat.player == Some(caller.player_id))
+    });
+    let asker = if player { Asker::Player } else { Asker::Other };
+    match deps.ai.analyse(id, game, asker).await {
         Ok(analysis) => Ok(web::Json((*analysis).clone())),
         Err(_) => Err(ApiError {
             retry_after: Some(10),
@@ -300,20 +311,7 @@ pub(crate) struct ListQuery {
     limit: Option<u32>,
 }
 
-/// Filters of the live list: highest rated first, one page.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LiveQuery {
-    /// `kalah`, `oware` or `mangala`.
-    #[param(pattern = "^(kalah|oware|mangala)$")]
-    variant: Option<String>,
-    /// 1 to 100; 20 by default.
-    #[param(minimum = 1, maximum = 100)]
-    limit: Option<u32>,
-}
-
-fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiError> {
+pub(crate) fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiError> {
     match variant.as_deref() {
         None => Ok(None),
         Some(text) => VariantName::parse(text)
@@ -322,7 +320,7 @@ fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiE
     }
 }
 
-fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
+pub(crate) fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
     match requested.unwrap_or(20) {
         limit @ 1..=100 => Ok(i64::from(limit)),
         _ => Err(invalid("limit is 1 to 100")),
@@ -368,72 +366,4 @@ pub(crate) async fn player_games(
         .flatten();
     let games = rows.iter().map(store::GameRow::summary).collect();
     Ok(web::Json(GamePage { games, next }))
-}
-
-/// Live games, highest rated first.
-#[utoipa::path(
-    get,
-    path = "/v1/games/live",
-    tag = "games",
-    params(LiveQuery),
-    responses(
-        (status = 200, description = "Live games", body = GamePage),
-        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
-    )
-)]
-pub(crate) async fn live_games(
-    query: web::Query<LiveQuery>,
-    hosted: web::Data<HostedGames>,
-) -> Result<web::Json<GamePage>, ApiError> {
-    let variant = variant_filter(&query.variant)?;
-    let rows = store::live(&hosted.deps().reads, variant, limit(query.limit)?).await?;
-    let games = watched(hosted.deps(), &rows).await;
-    Ok(web::Json(GamePage { games, next: None }))
-}
-
-/// Summaries of live games, each with its watchers now (one Redis round
-/// trip for them all: the lobby asks for these lists every few seconds).
-async fn watched(deps: &Deps, rows: &[store::GameRow]) -> Vec<GameSummary> {
-    let ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
-    let watchers = deps.hub.watchers_of(&ids).await;
-    rows.iter()
-        .zip(watchers)
-        .map(|(row, watchers)| GameSummary {
-            watchers,
-            ..row.summary()
-        })
-        .collect()
-}
-
-/// Live games a featured game is chosen from, per variant.
-const FEATURE_CANDIDATES: i64 = 20;
-
-/// The live game most worth watching in each variant (like lichess TV):
-/// between two people, rated before casual, then the most watched, then
-/// the highest rated. Never an AI or a hotseat game.
-#[utoipa::path(
-    get,
-    path = "/v1/games/featured",
-    tag = "games",
-    responses((status = 200, description = "At most one game per variant", body = [GameSummary]))
-)]
-pub(crate) async fn featured_games(
-    hosted: web::Data<HostedGames>,
-) -> Result<web::Json<Vec<GameSummary>>, ApiError> {
-    let deps = hosted.deps();
-    let mut featured = Vec::new();
-    for variant in VariantName::ALL {
-        let rows = store::featurable(&deps.reads, variant.as_str(), FEATURE_CANDIDATES).await?;
-        // The rows come rated first, then by rating: a stable sort by
-        // watchers within "rated" keeps that order among equals.
-        let mut candidates = watched(deps, &rows).await;
-        candidates.sort_by_key(|game| {
-            (
-                std::cmp::Reverse(game.rated),
-                std::cmp::Reverse(game.watchers),
-            )
-        });
-        featured.extend(candidates.into_iter().next());
-    }
-    Ok(web::Json(featured))
 }

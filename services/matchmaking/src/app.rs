@@ -88,6 +88,7 @@ impl Matchmaking {
             settings: Arc::new(match_settings),
             rules,
             load,
+            figures: Default::default(),
         };
         let accounts = Accounts::new(
             postgres,

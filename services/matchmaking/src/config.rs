@@ -85,7 +85,7 @@ pub struct MatchSettings {
     #[arg(env = "APP_LOBBY_TICK_MS", default_value = "1000", value_parser = positive_millis)]
     pub lobby_tick: Duration,
     /// How often lobby stats are pushed, in seconds.
-    #[arg(env = "APP_LOBBY_STATS_SECS", default_value = "5", value_parser = positive_seconds)]
+    #[arg(env = "APP_LOBBY_STATS_SECS", default_value = "2", value_parser = positive_seconds)]
     pub stats_every: Duration,
     #[command(flatten)]
     pub player_limits: PlayerLimits,

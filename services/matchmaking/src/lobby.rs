@@ -4,6 +4,7 @@
 //! `queue_status` and `lobby_stats` every few seconds.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::socket::{Inbound, Socket};
@@ -39,9 +40,35 @@ pub(crate) async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
     }
 }
 
+/// How long the lobby's figures are shared before they are read again.
+const FIGURES_FRESH_MS: u64 = 1_000;
+
+/// The lobby's figures as last read, and when (clock ms): every socket of
+/// the instance pushes them every few seconds, and one read a second
+/// serves them all.
+#[derive(Clone, Default)]
+pub struct Figures(Arc<Mutex<Option<(u64, LobbyStats)>>>);
+
+/// The figures of the lobby, read at most once a second per instance.
+pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
+    let now = deps.clock.now_millis();
+    let kept = |figures: &Figures| {
+        let kept = figures.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.as_ref()
+            .filter(|(read_at, _)| now.saturating_sub(*read_at) < FIGURES_FRESH_MS)
+            .map(|(_, stats)| stats.clone())
+    };
+    if let Some(stats) = kept(&deps.figures) {
+        return Ok(stats);
+    }
+    let stats = read_stats(deps).await?;
+    *deps.figures.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((now, stats.clone()));
+    Ok(stats)
+}
+
 /// The figures of the lobby, from Redis: right across instances, and with
 /// no drift when one dies (every entry expires unless refreshed).
-pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
+async fn read_stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
     let now = deps.clock.now_millis() as f64;
     let connection = deps.redis.connection();
     let count = |key: String| {

@@ -4,7 +4,9 @@ use actix_web::http::Method;
 use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated};
-use mancala_proto::rating::{Leaderboard, MyRank, Profile, RatingPoint, VariantRating};
+use mancala_proto::rating::{
+    Eligibility, Leaderboard, MyRank, Profile, RatingPoint, VariantRating,
+};
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -84,9 +86,15 @@ pub(crate) async fn board(
     let entries = leaderboard::page(&rater, variant, offset, limit)
         .await
         .map_err(store_error)?;
+    let rules = &rater.settings.eligibility;
     Ok(web::Json(Leaderboard {
         variant: variant.to_owned(),
         entries,
+        eligibility: Eligibility {
+            min_games: rules.min_games,
+            active_days: rules.active_days,
+            max_rd: rules.max_rd,
+        },
     }))
 }
 

@@ -23,6 +23,25 @@ impl Arena {
         Arena::start_on("127.0.0.1", extra).await
     }
 
+    /// The process as it ships: its fresh stores and nothing else set, so
+    /// every window and tick is the default a player meets.
+    pub(crate) async fn start_default() -> Arena {
+        let stores = TestStores::new().await.unwrap();
+        let env = vec![
+            (
+                "DATABASE_URL",
+                database_url(&stores.database).expose_secret().to_owned(),
+            ),
+            ("REDIS_URL", redis_url().expose_secret().to_owned()),
+            ("APP_REDIS_PREFIX", stores.prefix.clone()),
+            ("RUST_LOG", "error".to_owned()),
+        ];
+        Arena {
+            service: start_on("arena", "127.0.0.1", free_port(), &env).await,
+            stores,
+        }
+    }
+
     /// [`Arena::start`] listening on `host` (reached at 127.0.0.1).
     pub(crate) async fn start_on(host: &str, extra: &[(&str, &str)]) -> Arena {
         let stores = TestStores::new().await.unwrap();

@@ -253,6 +253,7 @@ pub(crate) async fn featurable(
     pool: &PgPool,
     variant: &str,
     limit: i64,
+    offset: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     select_game_rows!(
         r#"WHERE g.status = 'live' AND g.variant->>'variant' = $1
@@ -260,10 +261,11 @@ pub(crate) async fn featurable(
              AND g.seat0_player IS DISTINCT FROM g.seat1_player
            ORDER BY g.rated DESC,
                     COALESCE(g.seat0_rating, 0) + COALESCE(g.seat1_rating, 0) DESC,
-                    g.created_at DESC
-           LIMIT $2"#,
+                    g.created_at DESC, g.id
+           LIMIT $2 OFFSET $3"#,
         variant,
         limit,
+        offset,
     )
     .fetch_all(pool)
     .await
@@ -273,14 +275,16 @@ pub(crate) async fn live(
     pool: &PgPool,
     variant: Option<&str>,
     limit: i64,
+    offset: i64,
 ) -> Result<Vec<GameRow>, sqlx::Error> {
     select_game_rows!(
         r#"WHERE g.status = 'live' AND ($1::text IS NULL OR g.variant->>'variant' = $1)
            ORDER BY COALESCE(g.seat0_rating, 0) + COALESCE(g.seat1_rating, 0) DESC,
-                    g.created_at DESC
-           LIMIT $2"#,
+                    g.created_at DESC, g.id
+           LIMIT $2 OFFSET $3"#,
         variant,
         limit,
+        offset,
     )
     .fetch_all(pool)
     .await

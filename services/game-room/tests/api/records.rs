@@ -4,6 +4,17 @@ use serde_json::json;
 
 use crate::helpers::World;
 
+/// A game as its creation answered, for opening it.
+fn created(id: uuid::Uuid) -> mancala_proto::game::CreatedGame {
+    mancala_proto::game::CreatedGame {
+        id,
+        play_path: format!("/v1/games/{id}/play"),
+        watch_path: String::new(),
+        rated: false,
+        casual_reason: None,
+    }
+}
+
 #[actix_web::test]
 async fn records_histories_and_live_lists() {
     let world = World::new().await;
@@ -68,7 +79,12 @@ async fn records_histories_and_live_lists() {
         .await;
     assert_eq!(status, 400);
 
-    // Live games, highest rated first; the featured game per variant.
+    // Live games, highest rated first; the featured game per variant:
+    // listed while a player has them open.
+    let mut tabs = Vec::new();
+    for &id in &ids {
+        tabs.push(instance.play(&created(id), &alice_token).await.0);
+    }
     let (_, live) = instance.get("/v1/games/live").await;
     let order: Vec<&str> = live["games"]
         .as_array()
@@ -90,14 +106,7 @@ async fn records_histories_and_live_lists() {
     assert_eq!(featured, [ids[2].to_string(), ids[1].to_string()]);
 
     // A finished game leaves the live list.
-    let game = mancala_proto::game::CreatedGame {
-        id: ids[1],
-        play_path: format!("/v1/games/{}/play", ids[1]),
-        watch_path: String::new(),
-        rated: false,
-        casual_reason: None,
-    };
-    let (mut ws, _) = instance.play(&game, &alice_token).await;
+    let mut ws = tabs.swap_remove(1);
     ws.send(json!({"t": "resign"})).await;
     ws.event().await;
     let (_, live) = instance.get("/v1/games/live?variant=oware").await;
@@ -122,7 +131,7 @@ async fn records_and_lists_are_read_from_the_read_replica() {
             &[("DATABASE_READ_URL", &reads)],
         )
         .await;
-    let (alice, _) = world.player("Alice").await;
+    let (alice, alice_token) = world.player("Alice").await;
     let (bob, _) = world.player("Bob").await;
     let seats = [
         json!({"player": {"id": alice, "rating": 1500.0, "rd": 60.0}}),
@@ -132,6 +141,8 @@ async fn records_and_lists_are_read_from_the_read_replica() {
     let game = instance
         .create(json!({"variant": "kalah"}), seats, true)
         .await;
+    // Listed while Alice has it open.
+    let _tab = instance.play(&game, &alice_token).await;
     // Whether the replica's connections began a statement starting with
     // `start` after `since` (pg_stat_activity keeps each connection's last
     // statement, cut at 1 kB, and when it began).

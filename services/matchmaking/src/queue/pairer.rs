@@ -33,6 +33,8 @@ pub struct QueueDeps {
     pub rules: PairingRules,
     /// Whether the instance takes new work (sign-ins, queue entries, games).
     pub load: mancala_platform::Load,
+    /// The lobby's figures, shared by every lobby socket of the instance.
+    pub figures: crate::lobby::Figures,
 }
 
 pub use mancala_proto::bus::names::player_channel;

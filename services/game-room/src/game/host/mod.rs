@@ -285,6 +285,9 @@ struct Host {
     in_progress: Option<mancala_platform::GameInProgress>,
     /// Until when (clock ms) a finished game keeps its place for a rematch.
     held_until: Option<u64>,
+    /// Whether the game was last marked occupied (listed as live): only
+    /// then does leaving it cost a Redis write.
+    listed: bool,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -324,6 +327,7 @@ pub(crate) fn spawn(
         hosted,
         in_progress,
         held_until: None,
+        listed: false,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -355,7 +359,7 @@ impl Host {
                     None => Next::Stop(CLOSE_RESTART, "the game is moving"),
                 },
                 _ = renew.tick() => {
-                    self.mark_players().await;
+                    self.mark_players(&[]).await;
                     if lease.renew(self.deps.leases.redis().await).await {
                         Next::Continue
                     } else {

@@ -45,7 +45,7 @@ impl Host {
             state: self.state(seats.first().copied()),
             seats,
         };
-        self.mark_players().await;
+        self.mark_players(&[]).await;
         self.announce_presence(before).await;
         Ok(joined)
     }
@@ -59,12 +59,20 @@ impl Host {
         }
         let now = self.now();
         let counts = self.live.info().between_people();
+        let mut gone = Vec::new();
         for (seat, was_here) in Side::BOTH.into_iter().zip(before) {
-            if counts && was_here && self.connections[seat.index()] == 0 {
+            if !was_here || self.connections[seat.index()] > 0 {
+                continue;
+            }
+            gone.extend(self.live.info().seats[seat.index()].player);
+            if counts {
                 self.absent_since[seat.index()] = Some(now);
                 self.withdraw_offer(seat).await;
             }
         }
+        // Told at once, not at the next renewal: the lobby's lists and
+        // figures must not show a game nobody is playing any more.
+        self.mark_players(&gone).await;
         // A room whose series moved on to its next game is not left empty
         // by the old game's sockets closing.
         if self.connections == [0, 0] {
@@ -91,35 +99,68 @@ impl Host {
     }
 
     /// Counts this game's connected players as online and playing in the
-    /// lobby's figures (entries expire unless refreshed, so a dead instance
-    /// leaves no drift).
-    pub(super) async fn mark_players(&self) {
+    /// lobby's figures, and the game as occupied in the live lists while a
+    /// player is at the board (entries expire unless refreshed, so a dead
+    /// instance leaves no drift). `gone` are players whose last socket
+    /// here just closed: they stop counting as playing at once. (One still
+    /// at another game counts again at that game's next renewal, seconds
+    /// later: a short undercount rather than a ghost.)
+    pub(super) async fn mark_players(&mut self, gone: &[Uuid]) {
         let until = self.now() + 30_000;
         let redis = &self.deps.redis;
+        let playing_key = redis.key(names::PLAYING);
         let mut pipe = redis::pipe();
-        let mut marks = 0;
+        let mut commands = 0;
+        let mut occupied = false;
         for (seat, info) in self.live.info().seats.iter().enumerate() {
             let Some(player) = info.player.filter(|_| self.connections[seat] > 0) else {
                 continue;
             };
             let player = player.to_string();
-            marks += 1;
+            commands += 2;
             pipe.zadd(redis.key(names::ONLINE), &player, until).ignore();
             if self.live.is_over() || info.ai.is_some() {
-                pipe.zrem(redis.key(names::PLAYING), &player).ignore();
+                pipe.zrem(&playing_key, &player).ignore();
             } else {
-                pipe.zadd(redis.key(names::PLAYING), &player, until)
-                    .ignore();
+                occupied = true;
+                pipe.zadd(&playing_key, &player, until).ignore();
             }
         }
-        if marks == 0 {
-            // Nobody here (Redis refuses an empty pipeline).
+        for player in gone
+            .iter()
+            .filter(|&&player| !self.connected_player(player))
+        {
+            commands += 1;
+            pipe.zrem(&playing_key, player.to_string()).ignore();
+        }
+        let game = self.live.id().to_string();
+        if occupied {
+            commands += 1;
+            pipe.zadd(redis.key(names::OCCUPIED), &game, until).ignore();
+        } else if self.listed {
+            commands += 1;
+            pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
+        }
+        if commands == 0 {
+            // Nothing to say (Redis refuses an empty pipeline).
             return;
         }
         let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
-        if let Err(error) = marked {
-            tracing::warn!(%error, "counting players online");
+        match marked {
+            Ok(()) => self.listed = occupied,
+            Err(error) => tracing::warn!(%error, "counting players online"),
         }
+    }
+
+    /// Whether `player` still has a socket at one of this game's seats (a
+    /// one-device game seats them twice).
+    fn connected_player(&self, player: Uuid) -> bool {
+        self.live
+            .info()
+            .seats
+            .iter()
+            .zip(self.connections)
+            .any(|(seat, sockets)| sockets > 0 && seat.player == Some(player))
     }
 
     pub(super) async fn announce_presence(&mut self, before: [bool; 2]) {
