@@ -9,6 +9,12 @@
 // above" at the top right. The player's own row is always the near one.
 // A move is shown as its stones travelling pit to pit, unless the visitor
 // asked for reduced motion.
+//
+// The picture is framed, not just filmed: at any angle the whole board
+// fills the canvas at zoom 1 (the canvas as tall as the board needs at
+// its width), zooming in magnifies the part under the pointer, and a pit
+// or label whose place falls outside the canvas or under the view buttons
+// is hidden, so nothing floats over the page or can be pressed there.
 
 import * as THREE from './vendor/three/three.module.min.js';
 import { h, setText } from './dom.js';
@@ -22,12 +28,78 @@ const ROW_Z = 1.45;
 const STORE_X = 7.3;
 const STONE_RADIUS = 0.2;
 const MAX_STONES = 160;
+const BOARD_LENGTH = 17.4;
+const BOARD_DEPTH = 6.4;
 const VIEWS = { oblique: 0.95, above: 0.02 };
+// Turned further, the board stands on end in the picture and its pits
+// get too small to press.
+const AZIMUTH_MAX = 0.8;
+// Flatter than this the board is a thin strip with the far row hidden
+// behind the near one's stones.
+const POLAR_MAX = 1.15;
+const ZOOM_MAX = 2.2;
+// The camera's distance sets only how strong the perspective is; how big
+// the board is drawn is set by the frustum (see `frameCamera`).
+const DISTANCE = 18;
+// Room between the board and the canvas's edges for a pit's rings and
+// focus outline, in CSS pixels.
+const MARGIN = 10;
+const RING = 8;
+// What must stay in the picture: the slab's corners, and those of the
+// room over the hollows that stones stacked in them take up.
+const BOARD_CORNERS = [];
+for (const [x, bottom, top, z] of [[BOARD_LENGTH / 2, -0.85, -0.05, BOARD_DEPTH / 2], [8.2, 0, 0.7, 2.1]]) {
+  for (const sx of [-x, x]) {
+    for (const y of [bottom, top]) {
+      for (const sz of [-z, z]) BOARD_CORNERS.push(new THREE.Vector3(sx, y, sz));
+    }
+  }
+}
 const HOP_MS = 110;
 const STONE_COLOURS = [0xe9dcc4, 0xcfd9d4, 0xe8c8a8, 0xd8d1e6, 0xf0e2b8, 0xc9dbe8].map((c) => new THREE.Color(c));
 
+// Zoom 1 is the whole board; there is nothing to see further out.
 function clampZoom(zoom) {
-  return Math.min(2.2, Math.max(0.6, zoom));
+  return Math.min(ZOOM_MAX, Math.max(1, zoom));
+}
+
+function clamp(value, limit) {
+  return Math.max(-limit, Math.min(limit, value));
+}
+
+// The camera on a sphere round the board's centre. Its up is the far side
+// of the board, not the sky, so the view turns smoothly down to straight
+// above.
+function aim(camera, azimuth, polar) {
+  camera.position.set(
+    DISTANCE * Math.sin(polar) * Math.sin(azimuth),
+    DISTANCE * Math.cos(polar),
+    DISTANCE * Math.sin(polar) * Math.cos(azimuth),
+  );
+  camera.up.set(-Math.sin(azimuth), 0, -Math.cos(azimuth));
+  camera.lookAt(0, 0, 0);
+  camera.updateMatrixWorld();
+}
+
+// The board's box as the aimed camera sees it, in tangents of the angle
+// off its axis (what a frustum's bounds are measured in at distance 1).
+function extent(camera) {
+  const box = { left: Infinity, right: -Infinity, bottom: Infinity, top: -Infinity };
+  const p = new THREE.Vector3();
+  for (const corner of BOARD_CORNERS) {
+    p.copy(corner).applyMatrix4(camera.matrixWorldInverse);
+    const u = p.x / -p.z;
+    const v = p.y / -p.z;
+    box.left = Math.min(box.left, u);
+    box.right = Math.max(box.right, u);
+    box.bottom = Math.min(box.bottom, v);
+    box.top = Math.max(box.top, v);
+  }
+  return box;
+}
+
+function overlaps(a, b) {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 }
 
 function reducedMotion() {
@@ -105,6 +177,7 @@ export function attach3d(board) {
   board.el.classList.add('is-3d');
   renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
   const scene = new THREE.Scene();
+  // Its projection is set by `frameCamera`, never by updateProjectionMatrix.
   const camera = new THREE.PerspectiveCamera(38, 2, 0.1, 200);
   scene.add(new THREE.HemisphereLight(0xfff6e8, 0x3b2412, 1.6));
   const sun = new THREE.DirectionalLight(0xffffff, 1.6);
@@ -113,7 +186,7 @@ export function attach3d(board) {
 
   const wood = new THREE.MeshStandardMaterial({ color: 0xa8693a, roughness: 0.7 });
   const hollow = new THREE.MeshStandardMaterial({ color: 0x4a2a14, roughness: 0.9 });
-  const slab = new THREE.Mesh(new THREE.BoxGeometry(17.4, 0.8, 6.4), wood);
+  const slab = new THREE.Mesh(new THREE.BoxGeometry(BOARD_LENGTH, 0.8, BOARD_DEPTH), wood);
   slab.position.y = -0.45;
   scene.add(slab);
   const pitGeometry = new THREE.CylinderGeometry(PIT_RADIUS, PIT_RADIUS * 0.82, 0.12, 40);
@@ -132,18 +205,81 @@ export function attach3d(board) {
   flying.count = 0;
   scene.add(flying);
 
-  // The camera on a sphere round the board's centre; `zoom` 1 is as close
-  // as the whole board still fits the picture.
-  const orbit = { azimuth: 0, polar: VIEWS.oblique, zoom: 1 };
+  // `zoom` 1 shows the whole board; `pan` (in the frustum's tangents) is
+  // where a zoomed picture has moved off the board's centre. `chosen` is
+  // the last view picked by its button: the canvas is shaped for it.
+  const orbit = { azimuth: 0, polar: VIEWS.oblique, zoom: 1, pan: { u: 0, v: 0 } };
+  let chosen = 'oblique';
+  let framing = null; // how the last picture was framed, for zooming at a point
   let shown = null; // the last view drawn: bottom, variant, counts
   let animation = null;
   let frame = 0;
 
+  // A view's button starts that view afresh: straight on, the whole board.
   function setView(view) {
     orbit.polar = VIEWS[view];
     orbit.azimuth = 0;
+    orbit.pan = { u: 0, v: 0 };
+    chosen = view;
     wrap.dataset.view = view;
+    setZoom(1);
+  }
+
+  // Zooms keeping the point of the board under (x, y) of the canvas where
+  // it is (the middle of the picture when no point is given).
+  function setZoom(zoom, x, y) {
+    const next = clampZoom(zoom);
+    if (framing && x !== undefined) {
+      const shrink = framing.fit / orbit.zoom - framing.fit / next;
+      orbit.pan.u += (x - framing.x) * shrink;
+      orbit.pan.v -= (y - framing.y) * shrink;
+    }
+    orbit.zoom = next;
+    wrap.dataset.zoom = next.toFixed(2);
     requestDraw();
+  }
+
+  // Where the board is drawn: the canvas less its margins and the strip
+  // the view buttons sit in, so at zoom 1 they never cover a pit (a far
+  // pit's button, at least 24 px high, and its ring reach above the
+  // board's far edge when the view is low).
+  function pictureArea(width, height) {
+    const top = Math.max(MARGIN, toolbar.offsetTop + toolbar.offsetHeight + RING + 4);
+    return { left: MARGIN, top, width: Math.max(1, width - 2 * MARGIN), height: Math.max(1, height - top - MARGIN) };
+  }
+
+  // The canvas's height at `width`: the board's own shape in the chosen
+  // view, so there are no empty bands above and below it. Turning the
+  // view by hand keeps the height (the page does not jump while dragging).
+  function heightFor(width) {
+    aim(camera, 0, VIEWS[chosen]);
+    const box = extent(camera);
+    const area = pictureArea(width, 0);
+    return Math.round(area.top + MARGIN + area.width * ((box.top - box.bottom) / (box.right - box.left)));
+  }
+
+  // Aims the camera and sets its frustum so the board's box fills the
+  // picture area at zoom 1; zoomed in, the area shows part of the box,
+  // moved by `pan` but never off the board.
+  function frameCamera(width, height) {
+    aim(camera, orbit.azimuth, orbit.polar);
+    const box = extent(camera);
+    const area = pictureArea(width, height);
+    const fit = Math.max((box.right - box.left) / area.width, (box.top - box.bottom) / area.height);
+    const scale = fit / orbit.zoom;
+    orbit.pan.u = clamp(orbit.pan.u, Math.max(0, (box.right - box.left - area.width * scale) / 2));
+    orbit.pan.v = clamp(orbit.pan.v, Math.max(0, (box.top - box.bottom - area.height * scale) / 2));
+    const u = (box.left + box.right) / 2 + orbit.pan.u;
+    const v = (box.bottom + box.top) / 2 + orbit.pan.v;
+    const x = area.left + area.width / 2;
+    const y = area.top + area.height / 2;
+    const near = camera.near;
+    camera.projectionMatrix.makePerspective(
+      (u - x * scale) * near, (u + (width - x) * scale) * near,
+      (v + y * scale) * near, (v - (height - y) * scale) * near, near, camera.far,
+    );
+    camera.projectionMatrixInverse.copy(camera.projectionMatrix).invert();
+    framing = { fit, x, y };
   }
 
   function key(seat, pit) { return seat * 7 + pit; }
@@ -197,18 +333,25 @@ export function attach3d(board) {
     return counts;
   }
 
-  // Lays the flat board's buttons over the hollows as the camera sees them.
+  // Lays the flat board's buttons over the hollows as the camera sees them,
+  // hiding any that would stick out of the canvas (with its ring) or lie
+  // under the view buttons: hidden, they take no press either.
   function placeButtons(width, height) {
     const bottom = shown?.bottom ?? 0;
     const project = (v) => {
       const p = v.clone().project(camera);
-      return [(p.x + 1) / 2 * width, (1 - p.y) / 2 * height];
+      return [(p.x + 1) / 2 * width, (1 - p.y) / 2 * height, p.z];
     };
+    const bar = {
+      left: toolbar.offsetLeft, top: toolbar.offsetTop,
+      right: toolbar.offsetLeft + toolbar.offsetWidth, bottom: toolbar.offsetTop + toolbar.offsetHeight,
+    };
+    const fits = (box) => box.left >= 0 && box.top >= 0 && box.right <= width && box.bottom <= height && !overlaps(box, bar);
     for (const seat of [0, 1]) {
       for (let pit = 0; pit <= 6; pit += 1) {
         const el = pit === 0 ? board.stores[seat] : board.pits[seat][pit - 1];
         const { centre } = containerAt(bottom, seat, pit);
-        const [x, y] = project(centre);
+        const [x, y, depth] = project(centre);
         const reach = pit === 0 ? [PIT_RADIUS * 1.05, PIT_RADIUS * 3.2] : [PIT_RADIUS, PIT_RADIUS];
         const [xr] = project(centre.clone().add(new THREE.Vector3(reach[0], 0, 0)));
         const [, yTop] = project(centre.clone().add(new THREE.Vector3(0, 0, -reach[1])));
@@ -219,31 +362,49 @@ export function attach3d(board) {
         el.style.top = `${y}px`;
         el.style.width = `${w}px`;
         el.style.height = `${hgt}px`;
+        const ring = pit === 0 ? 0 : RING;
+        const box = { left: x - w / 2 - ring, right: x + w / 2 + ring, top: y - hgt / 2 - ring, bottom: y + hgt / 2 + ring };
+        const behind = depth < -1 || depth > 1;
+        el.classList.toggle('off-picture', behind || !fits(box));
+        if (pit === 0) placeStoreLabel(el, seat, bottom, project, box, fits);
       }
     }
+  }
+
+  // A store's label lies on the wood past the store's near end, one line
+  // as wide as the board's end beside the last pit; a longer name is cut
+  // short there (the store's aria-label keeps it whole). It is placed in
+  // the store's own box, whose corner is at `storeBox`'s (less no ring).
+  function placeStoreLabel(store, seat, bottom, project, storeBox, fits) {
+    const label = store.querySelector('.store-label');
+    const side = seat === bottom ? 1 : -1;
+    const z = (PIT_RADIUS * 3.2 + BOARD_DEPTH / 2) / 2;
+    const [inner] = project(new THREE.Vector3(side * (2.5 * PIT_SPACING + PIT_RADIUS), 0, z));
+    const [outer] = project(new THREE.Vector3(side * BOARD_LENGTH / 2, 0, z));
+    const [x, y] = project(new THREE.Vector3(side * STORE_X, 0, z));
+    const width = Math.max(24, Math.abs(outer - inner) * 0.9); // clear of the board's edge
+    const height = label.offsetHeight;
+    label.style.width = `${width}px`;
+    label.style.left = `${x - storeBox.left}px`;
+    label.style.top = `${y - storeBox.top}px`;
+    const box = { left: x - width / 2, right: x + width / 2, top: y - height / 2, bottom: y + height / 2 };
+    label.classList.toggle('off-picture', !fits(box));
   }
 
   function draw(now) {
     frame = 0;
     const width = wrap.clientWidth;
+    if (width === 0) return;
+    // Sized here rather than in the ResizeObserver, which would see its
+    // own change as a loop.
+    const wanted = heightFor(width);
+    if (Math.abs(wrap.clientHeight - wanted) > 0.5) wrap.style.height = `${wanted}px`;
     const height = wrap.clientHeight;
-    if (width === 0 || height === 0) return;
+    if (height === 0) return;
     if (canvas.width !== Math.round(width * renderer.getPixelRatio()) || canvas.height !== Math.round(height * renderer.getPixelRatio())) {
       renderer.setSize(width, height, false);
     }
-    camera.aspect = width / height;
-    // Far enough to see the whole board (9 units each side of the centre,
-    // 3.6 to the near and far edges) however narrow the screen.
-    const half = Math.tan((camera.fov / 2) * Math.PI / 180);
-    const distance = Math.max(9.4 / (half * camera.aspect), 3.8 / half) / orbit.zoom;
-    camera.position.set(
-      distance * Math.sin(orbit.polar) * Math.sin(orbit.azimuth),
-      distance * Math.cos(orbit.polar),
-      distance * Math.sin(orbit.polar) * Math.cos(orbit.azimuth),
-    );
-    camera.up.set(0, orbit.polar < 0.1 ? 0 : 1, orbit.polar < 0.1 ? -1 : 0);
-    camera.lookAt(0, 0, 0);
-    camera.updateProjectionMatrix();
+    frameCamera(width, height);
     if (animation) stepAnimation(now);
     renderer.render(scene, camera);
     placeButtons(width, height);
@@ -335,13 +496,13 @@ export function attach3d(board) {
     if (pointers.size === 2 && pinch) {
       const [a, b] = [...pointers.values()];
       const gap = Math.hypot(a.x - b.x, a.y - b.y);
-      orbit.zoom = clampZoom(pinch.zoom * (gap / Math.max(pinch.gap, 1)));
-      wrap.dataset.zoom = orbit.zoom.toFixed(2);
-    } else {
-      orbit.azimuth = Math.max(-1.2, Math.min(1.2, orbit.azimuth - (event.clientX - previous.x) * 0.008));
-      orbit.polar = Math.max(0.02, Math.min(1.3, orbit.polar - (event.clientY - previous.y) * 0.008));
-      wrap.dataset.view = 'custom';
+      const rect = canvas.getBoundingClientRect();
+      setZoom(pinch.zoom * (gap / Math.max(pinch.gap, 1)), (a.x + b.x) / 2 - rect.left, (a.y + b.y) / 2 - rect.top);
+      return;
     }
+    orbit.azimuth = clamp(orbit.azimuth - (event.clientX - previous.x) * 0.008, AZIMUTH_MAX);
+    orbit.polar = Math.max(VIEWS.above, Math.min(POLAR_MAX, orbit.polar - (event.clientY - previous.y) * 0.008));
+    wrap.dataset.view = 'custom';
     requestDraw();
   });
   const release = (event) => {
@@ -352,9 +513,8 @@ export function attach3d(board) {
   canvas.addEventListener('pointercancel', release);
   wrap.addEventListener('wheel', (event) => {
     event.preventDefault();
-    orbit.zoom = clampZoom(orbit.zoom * (event.deltaY > 0 ? 1 / 1.08 : 1.08));
-    wrap.dataset.zoom = orbit.zoom.toFixed(2);
-    requestDraw();
+    const rect = canvas.getBoundingClientRect();
+    setZoom(orbit.zoom * (event.deltaY > 0 ? 1 / 1.08 : 1.08), event.clientX - rect.left, event.clientY - rect.top);
   }, { passive: false });
   canvas.addEventListener('webglcontextlost', (event) => event.preventDefault());
 
