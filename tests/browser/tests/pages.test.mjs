@@ -1,6 +1,6 @@
 // The pages around the games: a Korean browser gets Korean, the rules, the
 // leaderboard and a profile, all fitting at phone and desktop widths; the
-// leaderboard's own row readable.
+// leaderboard's own row readable; the site's icon where browsers look.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -114,3 +114,17 @@ test('my own row on the leaderboard is readable', { timeout: 60_000 }, async () 
   assertNoPageErrors(page);
 });
 
+test('the site has an icon where browsers and crawlers look for it', { timeout: 30_000 }, async () => {
+  const page = await newPage(browser, { viewport: PHONE });
+  const ico = await page.request.get('/favicon.ico');
+  assert.equal(ico.status(), 200);
+  assert.match(ico.headers()['content-type'], /^image\//);
+  const body = await ico.body();
+  assert.deepEqual([...body.subarray(0, 4)], [0, 0, 1, 0], 'an ICO file');
+  assert.ok(body.readUInt16LE(4) >= 2, 'more than one size');
+  await page.goto('/lobby');
+  const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((link) => new URL(link.href).pathname));
+  assert.deepEqual(icons.sort(), ['/favicon.ico', '/icon.svg']);
+  for (const path of icons) assert.equal((await page.request.get(path)).status(), 200, path);
+  assertNoPageErrors(page);
+});
