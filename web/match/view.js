@@ -131,7 +131,11 @@ export function createGameView({ onPlay, onAction }) {
     else part.name.removeAttribute('href');
     const tags = [];
     if (!ctx.watching && seat === game.you && !isHotseat(game)) tags.push(t('tag_you'));
-    if (info.rating !== null && info.rating !== undefined && game.rated) tags.push(number(info.rating));
+    // Once the game is rated, the rating it left, not the one it began with
+    // (which the result line shows beside it).
+    const change = game.ratingChanges?.find((c) => c.seat === seat);
+    if (change) tags.push(`${number(change.after)} (${signed(change.after - change.before)})`);
+    else if (info.rating !== null && info.rating !== undefined && game.rated) tags.push(number(info.rating));
     setText(part.tag, tags.join(' · '));
     part.tag.hidden = tags.length === 0;
     const people = betweenPeople(game);
