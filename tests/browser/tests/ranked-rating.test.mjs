@@ -20,9 +20,11 @@ async function register(page, name) {
   await page.getByTestId('logout-header').waitFor();
 }
 
+// Kalah 3+2 alone (the lobby's first choice).
 async function queue(page) {
-  await page.locator('[data-testid="ranked-variant"] label', { hasText: 'Kalah' }).click();
-  await page.locator('[data-testid="ranked-tc"] label', { hasText: '3+2' }).click();
+  await page.getByTestId('ranked-queues').waitFor();
+  assert.ok(await page.getByTestId('queue-option-kalah:3+2').locator('input').isChecked());
+  assert.equal(await page.locator('[data-testid^="queue-option-"] input:checked').count(), 1);
   await page.getByTestId('queue-join').click();
 }
 
