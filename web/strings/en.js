@@ -151,7 +151,8 @@ export default {
   rating_change_named: '{name}:',
   undo: 'Undo',
   hint: 'Hint',
-  new_game: 'Play again',
+  new_game: 'Start again',
+  choose_again: 'Choose how to play again',
   rematch_swap: 'Rematch, sides swapped',
   rematch_accept: 'Accept the rematch',
   rematch_offered: 'Rematch offered…',
@@ -167,6 +168,7 @@ export default {
   claim_victory: 'Claim the win',
   confirm_resign: 'Resign this game?',
   confirm_new_game: 'Start a new game? This one counts as resigned.',
+  confirm_choose_again: 'Choose another way to play? This game counts as resigned.',
 
   reason_side_empty: 'A side ran out of stones.',
   reason_no_stones: 'The player to move had no stones.',

@@ -149,6 +149,7 @@ export default {
   undo: '한 수 무르기',
   hint: '힌트',
   new_game: '다시 하기',
+  choose_again: '플레이 방식 다시 선택하기',
   rematch_swap: '선후공 바꿔서 한 판 더',
   rematch_accept: '한 판 더 받기',
   rematch_offered: '한 판 더 신청함…',
@@ -164,6 +165,7 @@ export default {
   claim_victory: '승리 선언',
   confirm_resign: '이 대국을 기권할까요?',
   confirm_new_game: '새로 시작할까요? 지금 대국은 기권으로 처리됩니다.',
+  confirm_choose_again: '플레이 방식을 다시 고를까요? 지금 대국은 기권으로 처리됩니다.',
 
   reason_side_empty: '한쪽 구멍이 모두 비었습니다.',
   reason_no_stones: '둘 차례인 쪽에 돌이 없었습니다.',
