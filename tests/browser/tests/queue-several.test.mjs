@@ -1,7 +1,8 @@
 // Issue 39: the server lets a player wait in several ranked queues at
 // once, and so does the lobby: pick several, see each one's status, leave
 // one or all; a game in any of them (here the AI fallback) takes the player
-// out of all of them.
+// out of all of them. Choosing again after a queue's AI fallback comes
+// back to that queue.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -71,8 +72,20 @@ test('two queues at once: a status for each, leave all, leave one', { timeout: 6
   await page.getByTestId('queue-leave-kalah:3+2').click();
   assert.equal(await page.getByTestId('queue-kalah:3+2').count(), 0);
   assert.equal(await page.getByTestId('queue-status').count(), 1);
-  await waitForGame(page);
+  const game = await waitForGame(page);
   assert.match(await page.getByTestId('game-title').textContent(), /Oware/, 'the game is from the queue left waiting in');
+
+  // The fallback game is one against the AI: choosing again goes back to
+  // the queue it came from (asked first, once a move was made).
+  if (game.turn === game.you) await page.locator('[data-testid^="panel-pit-"][data-playable="true"]').first().click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="game"]').dataset.ply) >= 1);
+  await page.getByTestId('choose-again').click();
+  await page.getByTestId('confirm-ok').click();
+  await page.waitForURL(/\/lobby\?/);
+  await page.getByTestId('ranked-queues').waitFor();
+  assert.match(await page.getByTestId('ranked-card').getAttribute('class'), /\bagain\b/);
+  const ticked = await page.locator('[data-testid^="queue-option-"] input:checked').evaluateAll((boxes) => boxes.map((box) => box.value));
+  assert.deepEqual(ticked, ['oware:3+2']);
   assertNoPageErrors(page);
 });
 
