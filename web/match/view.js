@@ -11,6 +11,7 @@ import { webglAvailable } from '../webgl.js';
 import { clock, hasStores, number, reasonText, seatName, signed, timeControlLabel, variantName } from '../format.js';
 import { betweenPeople, clockValues, countdownLeft, hasAi, isHotseat, isLive, isPlayer } from './model.js';
 import { showAnalysis } from './analysis.js';
+import { canPlayAgain } from './again.js';
 
 function button(testid, onclick, extra = {}) {
   return h('button', { type: 'button', class: 'button', 'data-testid': testid, onclick, ...extra });
@@ -73,6 +74,7 @@ export function createGameView({ onPlay, onAction }) {
     undo: button('undo', () => onAction('undo')),
     hint: button('hint', () => onAction('hint')),
     newGame: button('new-game', () => onAction('new-game')),
+    chooseAgain: button('choose-again', () => onAction('choose-again'), { class: 'button ghost' }),
     rematch: button('rematch', () => onAction('rematch')),
     next: h('a', { class: 'button', 'data-testid': 'next-game' }),
     continueAi: button('continue-ai', () => onAction('continue_vs_ai')),
@@ -131,7 +133,11 @@ export function createGameView({ onPlay, onAction }) {
     else part.name.removeAttribute('href');
     const tags = [];
     if (!ctx.watching && seat === game.you && !isHotseat(game)) tags.push(t('tag_you'));
-    if (info.rating !== null && info.rating !== undefined && game.rated) tags.push(number(info.rating));
+    // Once the game is rated, the rating it left, not the one it began with
+    // (which the result line shows beside it).
+    const change = game.ratingChanges?.find((c) => c.seat === seat);
+    if (change) tags.push(`${number(change.after)} (${signed(change.after - change.before)})`);
+    else if (info.rating !== null && info.rating !== undefined && game.rated) tags.push(number(info.rating));
     setText(part.tag, tags.join(' · '));
     part.tag.hidden = tags.length === 0;
     const people = betweenPeople(game);
@@ -322,13 +328,21 @@ export function createGameView({ onPlay, onAction }) {
       }
     }
 
-    // After the end only: during a game it would have to resign this one.
-    buttons.newGame.hidden = !(player && (hotseat || game.againstAi) && !live && !game.rematch);
+    // A game the player made for themselves (against the AI, one device)
+    // can be started again or chosen again at any time, as the product's
+    // seed has it; a live one is given up first (the page asks).
+    const again = player && canPlayAgain(game);
+    buttons.newGame.hidden = !(again && !game.rematch);
     setText(buttons.newGame, t('new_game'));
+    buttons.chooseAgain.hidden = !again;
+    setText(buttons.chooseAgain, t('choose_again'));
 
     const people = player && !hotseat && !aiGame;
     const roomOpen = game.roomLeft === null && !ctx.roomClosed && game.result?.reason !== 'room_closed' && Boolean(ctx.online);
-    buttons.rematch.hidden = !(people && !live && !game.rematch && roomOpen);
+    // Against the AI the sides-swapped rematch starts at once: the other
+    // way to play again after the end.
+    const aiRematch = player && game.againstAi && !hotseat && !live && !game.rematch && Boolean(ctx.online);
+    buttons.rematch.hidden = !((people && !live && !game.rematch && roomOpen) || aiRematch);
     const iOffered = game.offer === game.you;
     const theyOffered = game.offer !== null && game.offer !== undefined && !iOffered;
     buttons.rematch.disabled = iOffered;

@@ -8,7 +8,8 @@ import { CLOSE, LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { errorMessage, seatName, variantName } from '../format.js';
 import { confirmDialog, toast, toastError } from '../ui.js';
-import { apply, fromState, hasAi, isHotseat, isLive, isPlayer } from '../match/model.js';
+import { apply, fromState, isHotseat, isLive, isPlayer } from '../match/model.js';
+import { againPath, againRequest } from '../match/again.js';
 import { createGameView } from '../match/view.js';
 
 const AUTH_ERRORS = new Set(['token_expired', 'token_invalid', 'unauthenticated']);
@@ -95,6 +96,7 @@ export function mount(root, { id, mode }) {
         view.setConnection('open');
         clearPending();
         render();
+        if (!isLive(game)) onEnded?.();
         return;
       case 'error':
         onError(message.d || {});
@@ -125,6 +127,7 @@ export function mount(root, { id, mode }) {
     if (message.t === 'undone' || message.t === 'over') clearPending();
     game = next;
     render();
+    if (!isLive(game)) onEnded?.();
   }
 
   function onError(error) {
@@ -193,40 +196,70 @@ export function mount(root, { id, mode }) {
         if (game.room && !isLive(game) && !game.rematch && game.roomLeft === null && isPlayer(game)) socket.send({ t: 'leave_room' });
         return;
       case 'new-game':
-        await newGame();
+        await startAgain();
+        return;
+      case 'choose-again':
+        await chooseAgain();
         return;
       default:
         return;
     }
   }
 
-  // "Play again": after the end the server's rematch (sides swapped); in
-  // the middle of a game a fresh one with the same settings, after giving
-  // this one up so it does not linger as a live game.
-  async function newGame() {
-    if (!isLive(game)) {
-      socket.send({ t: 'rematch' });
-      return;
+  // Settles `untilOver`'s promise once the game has ended.
+  let onEnded = null;
+
+  function untilOver(ms = 5000) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => onEnded?.(), ms);
+      onEnded = () => {
+        clearTimeout(timer);
+        onEnded = null;
+        resolve();
+      };
+    });
+  }
+
+  // Leaving a live game for another way to play gives it up first, so it
+  // does not linger as a live game: asked as resigning is, once moves were
+  // made, and awaited (the server's `over`) so the next page finds it
+  // over. False when the player thought better of it or the line is down.
+  async function endBeforeLeaving(question, ok) {
+    if (!isLive(game)) return true;
+    if (game.ply > 0 && !(await confirmDialog(question, { ok, danger: true }))) return false;
+    if (!isLive(game)) return true;
+    const over = untilOver();
+    if (!socket.send({ t: 'resign' })) {
+      onEnded();
+      toast(t('reconnecting'), 'error');
+      return false;
     }
-    if (game.ply > 0 && !(await confirmDialog(t('confirm_new_game'), { ok: t('new_game') }))) return;
+    await over;
+    return true;
+  }
+
+  // "Start again": the same game afresh (variant, stones, the AI's level,
+  // the same side, the clock), during the game or after it.
+  async function startAgain() {
+    const request = againRequest(game);
+    if (!request) return;
     busy = true;
     try {
-      if (game.ply > 0) socket.send({ t: 'resign' });
-      let answer;
-      if (isHotseat(game)) {
-        answer = await post('/v1/hotseat-games', { variant: game.variant, time_control: game.timeControl });
-      } else if (hasAi(game)) {
-        const aiSeat = game.seats[0].ai ? 0 : 1;
-        answer = await post('/v1/ai-games', {
-          variant: game.variant,
-          level: game.seats[aiSeat].ai,
-          side: game.you === 0 ? 'first' : 'second',
-          time_control: game.timeControl,
-        });
-      }
-      if (answer) navigate(`/game/${answer.game_id}`);
+      if (!(await endBeforeLeaving(t('confirm_new_game'), t('new_game')))) return;
+      const answer = await post(request.path, request.body);
+      navigate(`/game/${answer.game_id}`);
     } catch (error) {
       toast(errorMessage(error), 'error');
+    } finally {
+      busy = false;
+    }
+  }
+
+  // "Choose how to play again": the lobby, with this game's card filled in.
+  async function chooseAgain() {
+    busy = true;
+    try {
+      if (await endBeforeLeaving(t('confirm_choose_again'), t('choose_again'))) navigate(againPath(game));
     } finally {
       busy = false;
     }

@@ -1,6 +1,8 @@
-// The ranked-queue card and the lobby socket behind it: join a queue, see
-// it (waiting, estimated wait, the AI fallback countdown), leave it, and
-// go to the game on `matched`. The same socket brings the lobby figures.
+// The ranked-queue card and the lobby socket behind it: pick one queue or
+// several, wait in them (each with its waiting count, estimated wait and
+// AI fallback countdown), leave one or all, and go to the game on
+// `matched`. The server takes a paired player out of every queue at once.
+// The same socket brings the lobby figures.
 
 import { h, setText } from '../dom.js';
 import { t } from '../i18n.js';
@@ -9,86 +11,136 @@ import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { VARIANTS, parseQueue, seconds, sortQueues, timeControlLabel, variantName } from '../format.js';
 import { toast, toastError } from '../ui.js';
-import { radioGroup } from './forms.js';
 
 // Until the first figures arrive; after that the queues are the server's.
 const DEFAULT_QUEUES = ['kalah:3+2', 'kalah:10+5', 'oware:3+2', 'oware:10+5', 'mangala:3+2', 'mangala:10+5'];
 const AUTH_ERRORS = ['token_expired', 'token_invalid', 'unauthenticated'];
+// What the server answers a `queue_join` it refuses.
+const JOIN_REFUSALS = ['invalid_input', 'unavailable', 'rate_limited'];
 
 // Several server ticks (1 s each) without a word about our queue.
 const REQUEUE_AFTER_MS = 4_000;
 
-export function createRankedCard({ onStats }) {
+function queueLabel(queue) {
+  return `${variantName(queue.variant)} ${timeControlLabel(queue.time_control)}`;
+}
+
+// `chosen`: the queue names to start with (the way back from a game).
+export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
   let stats = null;
   let queues = DEFAULT_QUEUES.map(parseQueue);
-  let queued = null; // { name, joinedAt, status, statusAt }
-  let variant = 'kalah';
-  let chosen = 'kalah:3+2';
+  const chosen = new Set(initial);
+  // The queues waited in, by name: { joinedAt, rejoinedAt, status, statusAt, info }.
+  const waiting = new Map();
   let destroyed = false;
 
   const body = h('div', { class: 'card-body' });
-  const info = h('div', { class: 'queue-status', 'data-testid': 'queue-status', 'aria-live': 'polite' });
-  const queuesOf = (v) => queues.filter((q) => q.variant === v);
 
   function draw() {
-    if (queued) {
-      drawQueued();
-      return;
-    }
-    const variants = VARIANTS.filter((v) => queuesOf(v).length);
-    if (!variants.includes(variant)) variant = variants[0] || 'kalah';
-    const options = queuesOf(variant);
-    if (!options.some((q) => q.name === chosen)) chosen = options[0]?.name;
-    body.replaceChildren(
-      radioGroup('ranked-variant', variants.map((v) => ({ value: v, label: variantName(v) })), variant, 'ranked-variant', (v) => {
-        variant = v;
-        draw();
-        body.querySelector('[data-testid="ranked-variant"] input:checked')?.focus();
-      }),
-      radioGroup('ranked-tc', options.map((q) => ({
-        value: q.name,
-        label: `${timeControlLabel(q.time_control)}${stats ? ` · ${t('n_waiting', { n: stats.in_queue[q.name] ?? 0 })}` : ''}`,
-      })), chosen, 'ranked-tc', (name) => { chosen = name; }),
-      h('button', { type: 'button', class: 'button accent wide', 'data-testid': 'queue-join', text: t('find_game'), onclick: join }));
+    if (waiting.size) drawWaiting();
+    else drawChoice();
   }
 
-  function drawQueued() {
-    const queue = parseQueue(queued.name);
+  function chip(queue) {
+    const count = stats ? ` · ${t('n_waiting', { n: stats.in_queue[queue.name] ?? 0 })}` : '';
+    return h('label', { class: 'segment', 'data-testid': `queue-option-${queue.name}` },
+      h('input', {
+        type: 'checkbox', value: queue.name, checked: chosen.has(queue.name),
+        onchange: (event) => {
+          if (event.target.checked) chosen.add(queue.name);
+          else chosen.delete(queue.name);
+          joinButton.disabled = !pickable().length;
+        },
+      }),
+      h('span', { text: `${timeControlLabel(queue.time_control)}${count}` }));
+  }
+
+  const joinButton = h('button', { type: 'button', class: 'button accent wide', 'data-testid': 'queue-join', onclick: () => join(pickable()) });
+
+  // What was chosen and is still offered.
+  function pickable() {
+    return queues.filter((q) => chosen.has(q.name)).map((q) => q.name);
+  }
+
+  function drawChoice() {
+    const groups = VARIANTS.map((variant) => [variant, queues.filter((q) => q.variant === variant)]).filter(([, list]) => list.length);
+    setText(joinButton, t('find_game'));
+    joinButton.disabled = !pickable().length;
+    body.replaceChildren(
+      h('p', { class: 'queue-hint muted', id: 'queue-hint', text: t('pick_queues') }),
+      h('div', { class: 'queue-choice', 'data-testid': 'ranked-queues' },
+        groups.map(([variant, list]) => h('div', { class: 'queue-group', role: 'group', 'aria-label': variantName(variant), 'aria-describedby': 'queue-hint' },
+          h('span', { class: 'queue-variant', text: variantName(variant) }),
+          h('div', { class: 'segmented' }, list.map(chip))))),
+      joinButton);
+  }
+
+  function drawWaiting() {
+    const names = sortQueues([...waiting.keys()].map(parseQueue));
+    const title = names.length === 1
+      ? t('searching', { variant: variantName(names[0].variant), tc: timeControlLabel(names[0].time_control) })
+      : t('searching_many', { n: names.length });
+    const others = queues.filter((q) => !waiting.has(q.name));
     body.replaceChildren(
       h('p', { class: 'queue-title' },
         h('span', { class: 'spinner', 'aria-hidden': 'true' }),
-        h('span', { text: t('searching', { variant: variantName(queue.variant), tc: timeControlLabel(queue.time_control) }) })),
-      info,
-      h('button', { type: 'button', class: 'button ghost wide', 'data-testid': 'queue-leave', text: t('leave_queue'), onclick: leave }));
+        h('span', { text: title })),
+      h('ul', { class: 'queue-rows', 'data-testid': 'queue-rows' }, names.map((queue) => {
+        const entry = waiting.get(queue.name);
+        entry.info = h('div', { class: 'queue-status', 'data-testid': 'queue-status', 'aria-live': 'polite' });
+        return h('li', { class: 'queue-row', 'data-testid': `queue-${queue.name}` },
+          h('div', { class: 'queue-row-head' },
+            h('strong', { text: queueLabel(queue) }),
+            names.length > 1 && h('button', {
+              type: 'button', class: 'button small ghost', 'data-testid': `queue-leave-${queue.name}`,
+              'aria-label': t('leave_queue_named', { queue: queueLabel(queue) }), text: t('leave_one'),
+              onclick: () => leave(queue.name),
+            })),
+          entry.info);
+      })),
+      others.length > 0 && h('div', { class: 'queue-more' },
+        h('span', { class: 'muted', text: t('also_queue') }),
+        others.map((queue) => h('button', {
+          type: 'button', class: 'button small ghost', 'data-testid': `queue-add-${queue.name}`,
+          'aria-label': t('add_queue_named', { queue: queueLabel(queue) }), text: `+ ${queueLabel(queue)}`,
+          onclick: () => join([queue.name]),
+        }))),
+      h('button', {
+        type: 'button', class: 'button ghost wide', 'data-testid': 'queue-leave',
+        text: names.length === 1 ? t('leave_queue') : t('leave_all_queues'), onclick: () => leave(null),
+      }));
     tick();
   }
 
-  // The server sends the status once a tick; the countdowns run locally
-  // in between.
+  // The server sends each queue's status once a tick; the countdowns run
+  // locally in between.
   function tick() {
-    if (!queued) return;
-    requeueIfForgotten();
-    const s = queued.status;
-    if (!s) {
-      setText(info, t('joining_queue'));
-      return;
+    const now = Date.now();
+    for (const [name, entry] of waiting) {
+      requeueIfForgotten(name, entry, now);
+      if (!entry.info) continue;
+      const s = entry.status;
+      if (!s) {
+        setText(entry.info, t('joining_queue'));
+        continue;
+      }
+      const elapsed = now - entry.statusAt;
+      const fallback = Math.max(0, s.ai_fallback_in_ms - elapsed);
+      const wait = Math.max(0, s.estimated_wait_ms - elapsed);
+      entry.info.replaceChildren(
+        h('span', { 'data-testid': 'queue-waiting', text: t('n_waiting', { n: s.waiting }) }),
+        h('span', { 'data-testid': 'queue-eta', text: t('estimated_wait', { time: seconds(wait) }) }),
+        h('span', { 'data-testid': 'queue-ai', text: fallback > 0 ? t('ai_fallback_in', { time: seconds(fallback) }) : t('ai_fallback_now') }));
     }
-    const elapsed = Date.now() - queued.statusAt;
-    const fallback = Math.max(0, s.ai_fallback_in_ms - elapsed);
-    const wait = Math.max(0, s.estimated_wait_ms - elapsed);
-    info.replaceChildren(
-      h('span', { 'data-testid': 'queue-waiting', text: t('n_waiting', { n: s.waiting }) }),
-      h('span', { 'data-testid': 'queue-eta', text: t('estimated_wait', { time: seconds(wait) }) }),
-      h('span', { 'data-testid': 'queue-ai', text: fallback > 0 ? t('ai_fallback_in', { time: seconds(fallback) }) : t('ai_fallback_now') }));
   }
 
-  // The server reports on our queue every tick; silence while the socket
-  // is open means our ticket is gone (say, Redis restarted empty): join
-  // again, as a person would.
-  function requeueIfForgotten() {
+  // The server reports on each of our queues every tick; silence while the
+  // socket is open means that ticket is gone (say, Redis restarted empty):
+  // join again, as a person would.
+  function requeueIfForgotten(name, entry, now) {
     if (!socket.isOpen()) return;
-    const heard = Math.max(queued.statusAt, queued.joinedAt, queued.rejoinedAt || 0);
-    if (Date.now() - heard > REQUEUE_AFTER_MS && sendJoin(queued.name)) queued.rejoinedAt = Date.now();
+    const heard = Math.max(entry.statusAt, entry.joinedAt, entry.rejoinedAt);
+    if (now - heard > REQUEUE_AFTER_MS && sendJoin(name)) entry.rejoinedAt = now;
   }
 
   function sendJoin(name) {
@@ -96,18 +148,29 @@ export function createRankedCard({ onStats }) {
     return queue && socket.send({ t: 'queue_join', d: { variant: queue.variant, time_control: queue.time_control } });
   }
 
-  function join() {
-    if (!sendJoin(chosen)) {
-      toast(t('reconnecting'), 'error');
-      return;
+  function join(names) {
+    if (!names.length) return;
+    for (const name of names) {
+      if (waiting.has(name)) continue;
+      if (!sendJoin(name)) {
+        toast(t('reconnecting'), 'error');
+        break;
+      }
+      waiting.set(name, { joinedAt: Date.now(), rejoinedAt: 0, status: null, statusAt: 0, info: null });
     }
-    queued = { name: chosen, joinedAt: Date.now(), status: null, statusAt: 0 };
     draw();
   }
 
-  function leave() {
-    socket.send({ t: 'queue_leave', d: {} });
-    queued = null;
+  // One queue, or all of them (`name` null).
+  function leave(name) {
+    if (name === null) {
+      socket.send({ t: 'queue_leave', d: {} });
+      waiting.clear();
+    } else {
+      const queue = parseQueue(name);
+      socket.send({ t: 'queue_leave', d: { variant: queue.variant, time_control: queue.time_control } });
+      waiting.delete(name);
+    }
     draw();
   }
 
@@ -116,13 +179,13 @@ export function createRankedCard({ onStats }) {
   // joined is that match.
   async function findMissedMatch() {
     const me = currentPlayer();
-    if (!queued || !me) return false;
+    if (!waiting.size || !me) return false;
     try {
       const page = await get(`/v1/players/${me.id}/games?limit=5`);
-      const since = queued.joinedAt - 60_000;
+      const since = Math.min(...[...waiting.values()].map((entry) => entry.joinedAt)) - 60_000;
       const game = page.games.find((g) => g.status === 'live' && Date.parse(g.created_at) >= since);
       if (game && !destroyed) {
-        queued = null;
+        waiting.clear();
         navigate(`/game/${game.id}`);
         return true;
       }
@@ -130,12 +193,25 @@ export function createRankedCard({ onStats }) {
     return false;
   }
 
+  // A refused join never gets a status: those are the ones the error is
+  // about (the error does not name its queue).
+  function dropRefused() {
+    let dropped = false;
+    for (const [name, entry] of waiting) {
+      if (!entry.status || entry.rejoinedAt > entry.statusAt) {
+        waiting.delete(name);
+        dropped = true;
+      }
+    }
+    if (dropped) draw();
+  }
+
   function takeStats(next) {
     stats = next;
     const names = Object.keys(next.in_queue || {}).map(parseQueue).filter(Boolean);
     if (names.length) queues = sortQueues(names);
     onStats(stats, queues);
-    if (!queued) draw();
+    if (!waiting.size) draw();
   }
 
   let opened = 0;
@@ -150,22 +226,26 @@ export function createRankedCard({ onStats }) {
     onStatus: async (status) => {
       if (status !== 'open') return;
       opened += 1;
-      if (opened > 1 && queued && !(await findMissedMatch()) && queued) sendJoin(queued.name);
+      if (opened > 1 && waiting.size && !(await findMissedMatch())) {
+        for (const name of waiting.keys()) sendJoin(name);
+      }
     },
     onMessage: (message) => {
       switch (message.t) {
         case 'lobby_stats':
           takeStats(message.d);
           break;
-        case 'queue_status':
-          if (queued && message.d.queue === queued.name) {
-            queued.status = message.d;
-            queued.statusAt = Date.now();
+        case 'queue_status': {
+          const entry = waiting.get(message.d.queue);
+          if (entry) {
+            entry.status = message.d;
+            entry.statusAt = Date.now();
             tick();
           }
           break;
+        }
         case 'matched':
-          queued = null;
+          waiting.clear();
           navigate(`/game/${message.d.game_id}`);
           break;
         case 'error': {
@@ -177,10 +257,7 @@ export function createRankedCard({ onStats }) {
             break;
           }
           toastError(message.d);
-          if (queued && ['invalid_input', 'unavailable'].includes(code)) {
-            queued = null;
-            draw();
-          }
+          if (JOIN_REFUSALS.includes(code)) dropRefused();
           break;
         }
         default:
@@ -204,7 +281,7 @@ export function createRankedCard({ onStats }) {
     queues: () => queues,
     destroy() {
       destroyed = true;
-      if (queued) socket.send({ t: 'queue_leave', d: {} });
+      if (waiting.size) socket.send({ t: 'queue_leave', d: {} });
       socket.stop();
       clearInterval(ticker);
     },

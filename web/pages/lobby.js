@@ -10,6 +10,7 @@ import { errorMessage, number } from '../format.js';
 import { gameList } from './game-list.js';
 import { createRankedCard } from './lobby-queue.js';
 import { aiCard, hotseatCard, inviteCard, newStartForm } from './lobby-start.js';
+import { takeAgain } from '../match/again.js';
 
 export function mount(root) {
   let destroyed = false;
@@ -18,6 +19,8 @@ export function mount(root) {
   let liveGames = null;
   let gamesError = null;
   const form = newStartForm();
+  // Back from a game's "choose how to play again": its card, filled in.
+  const again = takeAgain(location.search, form);
 
   const statsEl = h('div', { class: 'stats', 'data-testid': 'stats' });
   const featured = h('div', { 'data-testid': 'featured-games' });
@@ -37,6 +40,7 @@ export function mount(root) {
 
   let knownQueues = '';
   const ranked = createRankedCard({
+    chosen: again?.mode === 'ranked' && again.queue ? [again.queue] : undefined,
     onStats: (next, queues) => {
       // Someone sat down or left: the lists of games change with "playing",
       // and must not say otherwise for ten seconds.
@@ -53,8 +57,21 @@ export function mount(root) {
     },
   });
 
+  // Redrawn when the queues arrive: whoever was at a control stays there.
   function drawStart() {
+    const focused = startBox.contains(document.activeElement) ? document.activeElement.dataset.testid : null;
     startBox.replaceChildren(aiCard(form), inviteCard(form, ranked.queues()), hotseatCard(form));
+    markAgain();
+    if (focused) startBox.querySelector(`[data-testid="${focused}"]`)?.focus({ preventScroll: true });
+  }
+
+  function againCard() {
+    if (!again) return null;
+    return again.mode === 'ranked' ? ranked.el : startBox.querySelector(`[data-testid="${again.mode}-card"]`);
+  }
+
+  function markAgain() {
+    againCard()?.classList.add('again');
   }
 
   function drawGames() {
@@ -102,6 +119,16 @@ export function mount(root) {
   }
   draw();
   loadGames();
+  // After the router has placed focus on the page: the card's own button,
+  // so Enter plays again as chosen.
+  if (again) {
+    requestAnimationFrame(() => {
+      const card = againCard();
+      if (destroyed || !card) return;
+      card.scrollIntoView({ block: 'center' });
+      card.querySelector('[data-testid$="-start"], [data-testid="queue-join"]')?.focus({ preventScroll: true });
+    });
+  }
 
   return {
     relabel: draw,

@@ -1,7 +1,7 @@
 // A guest plays the beginner AI: an extra turn is announced, a move by
 // key, the AI answers, and "Undo" takes back the last move and the AI's
-// reply. Then the language switch, and "Play again" once the game is over
-// (never during it).
+// reply. Then the language switch, and the rematch with sides swapped once
+// the game is over ("Start again" is there throughout: play-again.test.mjs).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -69,9 +69,8 @@ test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, asy
   await page.getByTestId('lang-switch').click();
   await assert.doesNotReject(page.getByTestId('undo').filter({ hasText: 'Undo' }).waitFor());
 
-  // "Play again" is not offered while the game is on (it would have to
-  // resign it): only once it is over.
-  assert.ok(await page.getByTestId('new-game').isHidden(), 'no "Play again" in a live game');
+  // The rematch with sides swapped comes only once the game is over.
+  assert.ok(await page.getByTestId('rematch').isHidden(), 'no rematch in a live game');
   await page.getByTestId('resign').click();
   await page.getByTestId('confirm-ok').click();
   await page.getByTestId('result').waitFor();
@@ -83,7 +82,7 @@ test('a guest plays the beginner AI and undoes a move', { timeout: 60_000 }, asy
   assert.doesNotMatch(analysis, /Advanced engine's estimates/);
   assertNoPageErrors(page);
   const firstUrl = page.url();
-  await page.getByTestId('new-game').filter({ hasText: 'Play again' }).click();
+  await page.getByTestId('rematch').filter({ hasText: 'Rematch, sides swapped' }).click();
   await page.waitForURL((url) => url.href !== firstUrl && /\/game\//.test(url.pathname));
   const fresh = await waitForGame(page);
   assert.equal(fresh.status, 'live');

@@ -18,8 +18,8 @@ test('a guest queues for ranked Kalah and gets the AI fallback', { timeout: 60_0
   await page.waitForFunction(() => /\d/.test(document.querySelector('[data-testid="stat-online"] .stat-value')?.textContent));
   await shoot(page, '3-lobby');
 
-  await page.locator('[data-testid="ranked-variant"] label', { hasText: 'Kalah' }).click();
-  await page.locator('[data-testid="ranked-tc"] label', { hasText: '3+2' }).click();
+  // Kalah 3+2 is the lobby's first choice.
+  assert.ok(await page.getByTestId('queue-option-kalah:3+2').locator('input').isChecked());
   await page.getByTestId('queue-join').click();
   const status = page.getByTestId('queue-status');
   await status.getByTestId('queue-ai').waitFor();

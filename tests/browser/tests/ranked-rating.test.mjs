@@ -1,6 +1,7 @@
 // Two registered players queue for ranked Kalah at once, are paired with
 // each other, each moves, and one resigns: both result screens show the
-// rating change the rating service computed.
+// rating change the rating service computed, and the player bars the new
+// ratings.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -19,9 +20,11 @@ async function register(page, name) {
   await page.getByTestId('logout-header').waitFor();
 }
 
+// Kalah 3+2 alone (the lobby's first choice).
 async function queue(page) {
-  await page.locator('[data-testid="ranked-variant"] label', { hasText: 'Kalah' }).click();
-  await page.locator('[data-testid="ranked-tc"] label', { hasText: '3+2' }).click();
+  await page.getByTestId('ranked-queues').waitFor();
+  assert.ok(await page.getByTestId('queue-option-kalah:3+2').locator('input').isChecked());
+  assert.equal(await page.locator('[data-testid^="queue-option-"] input:checked').count(), 1);
   await page.getByTestId('queue-join').click();
 }
 
@@ -48,12 +51,24 @@ test('a ranked game between two registered players ends with their rating change
 
   await second.getByTestId('resign').click();
   await second.getByTestId('confirm-ok').click();
+  const after = new Map();
   for (const [page, sign] of [[first, '\\+'], [second, '-']]) {
     await page.getByTestId('result').waitFor();
     const change = page.getByTestId('rating-change');
     await assert.doesNotReject(change.filter({ hasText: '→' }).waitFor({ timeout: 20_000 }), 'the rating change reaches the result');
-    assert.match(await change.textContent(), new RegExp(`Your rating: [\\d,]+ → [\\d,]+ \\(${sign}\\d+\\)`));
+    const text = await change.textContent();
+    assert.match(text, new RegExp(`Your rating: [\\d,]+ → [\\d,]+ \\(${sign}\\d+\\)`));
+    const [, was, now, delta] = /([\d,]+) → ([\d,]+) \(([-+]\d+)\)/.exec(text);
+    after.set(page, now);
+    // Issue 39: the player's bar says the rating the game left (and by how
+    // much it moved), not the one it began with beside the new one.
+    const bar = await page.getByTestId('tag-bottom').textContent();
+    assert.equal(bar, `you · ${now} (${delta})`, 'my bar shows my new rating');
+    assert.ok(!bar.includes(was), `the old rating ${was} is gone from my bar`);
   }
+  // Each sees the other's new rating too.
+  assert.match(await first.getByTestId('tag-top').textContent(), new RegExp(`^${after.get(second)} \\(-\\d+\\)$`));
+  assert.match(await second.getByTestId('tag-top').textContent(), new RegExp(`^${after.get(first)} \\(\\+\\d+\\)$`));
   await shoot(first, '20-rating-change-winner');
   await shoot(second, '20-rating-change-loser');
   assertNoPageErrors(ann, ben);
