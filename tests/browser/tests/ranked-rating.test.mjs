@@ -69,6 +69,11 @@ test('a ranked game between two registered players ends with their rating change
   // Each sees the other's new rating too.
   assert.match(await first.getByTestId('tag-top').textContent(), new RegExp(`^${after.get(second)} \\(-\\d+\\)$`));
   assert.match(await second.getByTestId('tag-top').textContent(), new RegExp(`^${after.get(first)} \\(\\+\\d+\\)$`));
+  // Reloaded after the game: still the ratings the game left.
+  await first.reload();
+  await waitForGame(first);
+  await assert.doesNotReject(first.getByTestId('rating-change').filter({ hasText: '→' }).waitFor(), 'the change shown again');
+  assert.match(await first.getByTestId('tag-bottom').textContent(), new RegExp(`^you · ${after.get(first)} \\(\\+\\d+\\)$`));
   await shoot(first, '20-rating-change-winner');
   await shoot(second, '20-rating-change-loser');
   assertNoPageErrors(ann, ben);

@@ -133,3 +133,29 @@ pub(crate) async fn moves<'e>(
         })
         .collect())
 }
+
+/// What a rated game did to each seat's rating, once the rating service
+/// applied it (none before that): for a page opened on a finished game.
+pub(crate) async fn rating_changes(
+    pool: &PgPool,
+    game: Uuid,
+    players: [Option<Uuid>; 2],
+) -> Result<Vec<mancala_proto::rating::RatingDelta>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT player_id, rating_before, rating_after FROM rating_history WHERE game_id = $1",
+        game,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok((0u8..)
+        .zip(players)
+        .filter_map(|(seat, player)| {
+            let row = rows.iter().find(|row| Some(row.player_id) == player)?;
+            Some(mancala_proto::rating::RatingDelta {
+                seat,
+                before: row.rating_before,
+                after: row.rating_after,
+            })
+        })
+        .collect())
+}

@@ -243,7 +243,12 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
     };
     let seats = joined.seats.clone();
     let you = seats.first().copied();
-    if socket.send(joined.state.clone()).await {
+    let told = socket.send(joined.state.clone()).await
+        && match joined.rating_change.clone() {
+            Some(change) => socket.send(change).await,
+            None => true,
+        };
+    if told {
         let mut seated = Seated {
             handle: &handle,
             joined: &mut joined,

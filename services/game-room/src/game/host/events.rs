@@ -9,6 +9,7 @@ use mancala_proto::game::ServerMessage;
 use mancala_rules::Side;
 
 use super::{Host, Outbound, RECENT_EVENTS, encode};
+use crate::store;
 
 impl Host {
     /// Watcher counts come from every instance through the hub; the other
@@ -27,9 +28,31 @@ impl Host {
             }
             // From the rating service, for the players.
             Route::RatingChange => {
+                self.rating_change = Some(payload.clone());
                 let _ = self.events.send(Outbound::Text(payload));
             }
         }
+    }
+
+    /// The rating change of a finished rated game, for a socket joining
+    /// it: as heard, or read back from the rating history (a page reloaded
+    /// after the host was reloaded). `None` before the rating service has
+    /// applied the game; it comes on the channel then.
+    pub(super) async fn known_rating_change(&mut self) -> Option<ByteString> {
+        if !self.live.is_over() || !self.live.info().rated {
+            return None;
+        }
+        if self.rating_change.is_none() {
+            let players = self.live.info().seats.clone().map(|seat| seat.player);
+            match store::rating_changes(&self.deps.reads, self.live.id(), players).await {
+                Ok(changes) if !changes.is_empty() => {
+                    self.rating_change = Some(encode(&ServerMessage::RatingChange { changes }));
+                }
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "reading a game's rating change"),
+            }
+        }
+        self.rating_change.clone()
     }
 
     pub(super) fn state(&self, you: Option<Side>) -> ByteString {

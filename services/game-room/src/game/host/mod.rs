@@ -98,6 +98,9 @@ pub struct Joined {
     pub state: ByteString,
     /// The seats the player holds (two in a hotseat game).
     pub seats: Vec<Side>,
+    /// A finished rated game's rating change, to follow the snapshot: a
+    /// page opened (or reloaded) after the game shows the ratings it left.
+    pub rating_change: Option<ByteString>,
 }
 
 /// The game task is gone (unloaded or lost its lease): ask the hosted games again.
@@ -288,6 +291,9 @@ struct Host {
     /// Whether the game was last marked occupied (listed as live): only
     /// then does leaving it cost a Redis write.
     listed: bool,
+    /// The rating change of this finished rated game, once known (heard
+    /// from the rating service, or read back for a late joiner).
+    rating_change: Option<ByteString>,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -328,6 +334,7 @@ pub(crate) fn spawn(
         in_progress,
         held_until: None,
         listed: false,
+        rating_change: None,
     };
     let own = handle.clone();
     tokio::spawn(async move {

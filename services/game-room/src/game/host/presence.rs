@@ -44,6 +44,7 @@ impl Host {
             events: self.events.subscribe(),
             state: self.state(seats.first().copied()),
             seats,
+            rating_change: self.known_rating_change().await,
         };
         self.mark_players(&[]).await;
         self.announce_presence(before).await;
