@@ -158,13 +158,13 @@ impl Analyses {
             }
             match self.role(id) {
                 Role::Wait(mut result) => {
-                    // The one working it out gave up (it was told to come
-                    // back, or failed): ask again, as ourselves.
                     if let Ok(done) = result.wait_for(Option::is_some).await
                         && let Some(analysis) = done.clone()
                     {
                         return Ok(analysis);
                     }
+                    // The one working it out gave up (it was told to come
+                    // back, or failed): ask again, as ourselves.
                 }
                 Role::Work(tell) => {
                     let _working = Working { analyses: self, id };

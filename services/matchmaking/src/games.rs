@@ -170,7 +170,7 @@ async fn create(
 pub(crate) async fn lobby_stats(
     deps: web::Data<QueueDeps>,
 ) -> Result<web::Json<LobbyStats>, ApiError> {
-    Ok(web::Json(lobby::stats(&deps).await?))
+    Ok(web::Json(lobby::read_stats(&deps).await?))
 }
 
 /// The ranked queues offered, in the order configured, with the players

@@ -49,7 +49,8 @@ const FIGURES_FRESH_MS: u64 = 1_000;
 #[derive(Clone, Default)]
 pub struct Figures(Arc<Mutex<Option<(u64, LobbyStats)>>>);
 
-/// The figures of the lobby, read at most once a second per instance.
+/// The figures of the lobby for its sockets, read at most once a second
+/// per instance.
 pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
     let now = deps.clock.now_millis();
     let kept = |figures: &Figures| {
@@ -67,8 +68,10 @@ pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisEr
 }
 
 /// The figures of the lobby, from Redis: right across instances, and with
-/// no drift when one dies (every entry expires unless refreshed).
-async fn read_stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
+/// no drift when one dies (every entry expires unless refreshed). Read
+/// afresh for each REST request (a request is paid for by its asker);
+/// sockets share [`stats`].
+pub(crate) async fn read_stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
     let now = deps.clock.now_millis() as f64;
     let connection = deps.redis.connection();
     let count = |key: String| {
