@@ -332,3 +332,52 @@ async fn the_pair_limit_makes_further_rated_games_casual() {
     arena.rated_games(&b, 2).await;
     arena.stores.cleanup().await.unwrap();
 }
+
+/// Issue 40: ten rated invites from one player, all accepted by the other
+/// at the same moment, make at most the pair limit's rated games. (The
+/// count and the insert were two steps under READ COMMITTED: 7 to 9 rated.)
+#[actix_rt::test]
+async fn accepts_racing_past_the_pair_limit_stay_within_it() {
+    let arena = Arena::start(&[]).await;
+    let (a, b) = (arena.guest().await, arena.guest().await);
+    let mut codes = Vec::new();
+    for _ in 0..10 {
+        let invite = request(
+            "POST",
+            format!("{}/v1/invites", arena.base()),
+            Some(json!({"variant": {"variant": "kalah"}, "rated": true,
+                        "time_control": {"initial_secs": 180, "increment_secs": 2}})),
+            Some(&a.token),
+        )
+        .await;
+        codes.push(invite["code"].as_str().unwrap().to_owned());
+    }
+    let accepts = codes.iter().map(|code| {
+        call(
+            "POST",
+            format!("{}/v1/invites/{code}/accept", arena.base()),
+            None,
+            Some(&b.token),
+        )
+    });
+    let answers = futures_util::future::join_all(accepts).await;
+    for (status, body) in &answers {
+        assert_eq!(*status, 201, "{body}");
+    }
+    let made: Vec<(bool, Option<String>)> = sqlx::query_as(
+        "SELECT rated, casual_reason::text FROM games WHERE seat0_player = $1::uuid",
+    )
+    .bind(&a.id)
+    .fetch_all(&arena.stores.postgres)
+    .await
+    .unwrap();
+    assert_eq!(made.len(), 10);
+    let rated = made.iter().filter(|(rated, _)| *rated).count();
+    assert_eq!(rated, 5, "{made:?}");
+    assert!(
+        made.iter()
+            .all(|(rated, why)| *rated || why.as_deref() == Some("pair_limit")),
+        "{made:?}"
+    );
+    arena.stores.cleanup().await.unwrap();
+}

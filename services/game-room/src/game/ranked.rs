@@ -22,6 +22,7 @@ pub(crate) const RATED_PAIR_WINDOW: Duration = Duration::from_secs(24 * 3600);
 /// Whether a game asked for as `rated` between these seats is made rated,
 /// and why not when it is not: beyond `limit` rated games between its two
 /// players in the last 24 hours (aborted ones do not count), it is casual.
+/// `connection` must be the transaction that then inserts the game.
 pub(crate) async fn decide(
     connection: &mut PgConnection,
     rated: bool,
@@ -35,6 +36,9 @@ pub(crate) async fn decide(
     if !rated || a == b {
         return Ok((false, None));
     }
+    // The count and the insert that follows are one decision: the lock
+    // lasts until the caller's transaction commits.
+    store::lock_pair(connection, a, b).await?;
     let since = now - RATED_PAIR_WINDOW;
     let together = store::rated_games_between(connection, a, b, since).await?;
     if together >= i64::from(limit) {

@@ -25,6 +25,27 @@ pub(crate) async fn current_ratings(
     }))
 }
 
+/// Holds the pair's lock until the transaction ends: two games asked for
+/// the same two players at once (ten invites accepted together) are
+/// counted and made one after the other, so the count each sees includes
+/// the one made before it. The key is the pair in a fixed order, so A–B
+/// and B–A are one lock.
+pub(crate) async fn lock_pair(
+    connection: &mut PgConnection,
+    a: Uuid,
+    b: Uuid,
+) -> Result<(), sqlx::Error> {
+    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+    sqlx::query!(
+        "SELECT pg_advisory_xact_lock(hashtextextended('rated-pair:' || $1::text || ':' || $2::text, 0))",
+        low.to_string(),
+        high.to_string(),
+    )
+    .fetch_one(connection)
+    .await?;
+    Ok(())
+}
+
 /// How many games between two players, made since `since`, may still count
 /// for rating: rated ones that were not aborted (live ones included).
 pub(crate) async fn rated_games_between(
