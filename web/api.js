@@ -13,11 +13,13 @@ const KEY = 'mancala.session';
 const listeners = new Set();
 
 export class ApiError extends Error {
-  constructor(code, message, status = 0, retryAfter = null) {
+  constructor(code, message, status = 0, retryAfter = null, gameId = null) {
     super(message || code);
     this.code = code;
     this.status = status;
     this.retryAfter = retryAfter;
+    // The game the error is about (the ranked game still on).
+    this.gameId = gameId;
   }
 }
 
@@ -116,7 +118,7 @@ async function once(method, path, body, token) {
   if (!response.ok) {
     const code = data?.code || (response.status >= 500 ? 'unavailable' : 'internal');
     const retry = Number(response.headers.get('retry-after')) || null;
-    throw new ApiError(code, data?.message, response.status, retry);
+    throw new ApiError(code, data?.message, response.status, retry, data?.game_id ?? null);
   }
   return data;
 }

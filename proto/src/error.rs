@@ -38,6 +38,7 @@ pub enum ErrorCode {
     CountdownRunning,
     InviteExpired,
     InviteUsed,
+    InRankedGame,
     Unavailable,
     Internal,
 }
@@ -54,6 +55,11 @@ pub struct ErrorBody {
     /// header; on a socket, which has no headers, it is the only place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<u64>,
+    /// The game the error is about, where there is one to go to (the
+    /// ranked game in progress of `in_ranked_game`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub game_id: Option<uuid::Uuid>,
 }
 
 impl ErrorBody {
@@ -62,6 +68,7 @@ impl ErrorBody {
             code,
             message: message.into(),
             retry_after: None,
+            game_id: None,
         }
     }
 }
@@ -142,6 +149,7 @@ impl ErrorCode {
             ErrorCode::CountdownRunning => "countdown_running",
             ErrorCode::InviteExpired => "invite_expired",
             ErrorCode::InviteUsed => "invite_used",
+            ErrorCode::InRankedGame => "in_ranked_game",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -166,7 +174,8 @@ impl ErrorCode {
             | ErrorCode::StalePly
             | ErrorCode::NotAllowed
             | ErrorCode::CountdownRunning
-            | ErrorCode::InviteUsed => 409,
+            | ErrorCode::InviteUsed
+            | ErrorCode::InRankedGame => 409,
             ErrorCode::InviteExpired => 410,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::PitOutOfRange | ErrorCode::EmptyPit | ErrorCode::MustFeed => 422,
@@ -233,6 +242,9 @@ impl ErrorCode {
             }
             ErrorCode::InviteExpired => "The invite is older than 24 hours.",
             ErrorCode::InviteUsed => "The invite was already accepted.",
+            ErrorCode::InRankedGame => {
+                "The player has a ranked game in progress (its id is in `game_id`): one at a time."
+            }
             ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",
             ErrorCode::Internal => "An unexpected server error; nothing about it is shown.",

@@ -334,8 +334,10 @@ async fn the_pair_limit_makes_further_rated_games_casual() {
 }
 
 /// Issue 40: ten rated invites from one player, all accepted by the other
-/// at the same moment, make at most the pair limit's rated games. (The
-/// count and the insert were two steps under READ COMMITTED: 7 to 9 rated.)
+/// at the same moment, make at most the pair limit's rated games, and the
+/// accepts that come after the first game is made are told that a ranked
+/// game is on. (Before: 7 to 9 rated games, the count and the insert two
+/// steps under READ COMMITTED.)
 #[actix_rt::test]
 async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     let arena = Arena::start(&[]).await;
@@ -362,7 +364,12 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     });
     let answers = futures_util::future::join_all(accepts).await;
     for (status, body) in &answers {
-        assert_eq!(*status, 201, "{body}");
+        let refused_as_playing =
+            *status == 409 && (body["code"] == "in_ranked_game" || body["code"] == "not_allowed");
+        assert!(*status == 201 || refused_as_playing, "{status} {body}");
+        if body["code"] == "in_ranked_game" {
+            assert!(body["game_id"].is_string(), "the game is named: {body}");
+        }
     }
     let made: Vec<(bool, Option<String>)> = sqlx::query_as(
         "SELECT rated, casual_reason::text FROM games WHERE seat0_player = $1::uuid",
@@ -371,13 +378,82 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     .fetch_all(&arena.stores.postgres)
     .await
     .unwrap();
-    assert_eq!(made.len(), 10);
+    let accepted = answers.iter().filter(|(status, _)| *status == 201).count();
+    assert_eq!(made.len(), accepted);
     let rated = made.iter().filter(|(rated, _)| *rated).count();
-    assert_eq!(rated, 5, "{made:?}");
-    assert!(
-        made.iter()
-            .all(|(rated, why)| *rated || why.as_deref() == Some("pair_limit")),
-        "{made:?}"
+    assert!((1..=5).contains(&rated), "{made:?}");
+    arena.stores.cleanup().await.unwrap();
+}
+
+/// A lobby socket of `who`, authenticated.
+async fn lobby(arena: &Arena, who: &mancala_tests::harness::Guest) -> Ws {
+    let mut lobby = Ws::open(format!("{}/v1/lobby", arena.base()))
+        .await
+        .unwrap();
+    lobby
+        .send(json!({"t": "auth", "d": {"token": who.token}}))
+        .await;
+    lobby.until("lobby_stats", WAIT).await;
+    lobby
+}
+
+const KALAH_3_2: &str =
+    r#"{"variant": "kalah", "time_control": {"initial_secs": 180, "increment_secs": 2}}"#;
+
+/// Issue 40, item 2: a griefer matched in a ranked queue, who never opens
+/// the game and joins again at once, is refused while that game is on
+/// (the error names it), and so cannot be matched with a second victim.
+#[actix_rt::test]
+async fn a_player_with_a_ranked_game_on_cannot_queue_again() {
+    let arena = Arena::start(&[]).await;
+    let (griefer, victim, next_victim) = (
+        arena.guest().await,
+        arena.guest().await,
+        arena.guest().await,
     );
+    let queue: Value = serde_json::from_str(KALAH_3_2).unwrap();
+    let (mut g, mut v) = (lobby(&arena, &griefer).await, lobby(&arena, &victim).await);
+    g.send(json!({"t": "queue_join", "d": queue})).await;
+    v.send(json!({"t": "queue_join", "d": queue})).await;
+    let matched = g.until("matched", WAIT).await;
+    let game = matched["game_id"].as_str().unwrap().to_owned();
+    v.until("matched", WAIT).await;
+    // Straight back into the queue, the game never opened.
+    g.send(json!({"t": "queue_join", "d": queue})).await;
+    let refused = g.until("error", WAIT).await;
+    assert_eq!(refused["code"], "in_ranked_game", "{refused}");
+    assert_eq!(refused["game_id"], game.as_str(), "{refused}");
+    // Nobody else is paired with the griefer meanwhile.
+    let mut n = lobby(&arena, &next_victim).await;
+    n.send(json!({"t": "queue_join", "d": queue})).await;
+    n.until("queue_status", WAIT).await;
+    assert_eq!(
+        n.until_or_none("matched", Duration::from_secs(2)).await,
+        None,
+        "matched with the griefer again"
+    );
+    // The rated invite path is closed the same way.
+    let invite = request(
+        "POST",
+        format!("{}/v1/invites", arena.base()),
+        Some(json!({"variant": {"variant": "kalah"}, "rated": true,
+                    "time_control": {"initial_secs": 180, "increment_secs": 2}})),
+        Some(&next_victim.token),
+    )
+    .await;
+    let code = invite["code"].as_str().unwrap();
+    let (status, body) = call(
+        "POST",
+        format!("{}/v1/invites/{code}/accept", arena.base()),
+        None,
+        Some(&griefer.token),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (409, Some("in_ranked_game")),
+        "{body}"
+    );
+    assert_eq!(body["game_id"], game.as_str());
     arena.stores.cleanup().await.unwrap();
 }

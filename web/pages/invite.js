@@ -98,6 +98,11 @@ export function mount(root, { code }) {
       navigate(`/game/${answer.game_id}`, { replace: true });
     } catch (e) {
       toast(errorMessage(e), 'error');
+      // One ranked game at a time: back to the one that is on.
+      if (e.code === 'in_ranked_game' && e.gameId) {
+        navigate(`/game/${e.gameId}`);
+        return;
+      }
       joining = false;
       load();
     }

@@ -16,7 +16,7 @@ import { toast, toastError } from '../ui.js';
 const DEFAULT_QUEUES = ['kalah:3+2', 'kalah:10+5', 'oware:3+2', 'oware:10+5', 'mangala:3+2', 'mangala:10+5'];
 const AUTH_ERRORS = ['token_expired', 'token_invalid', 'unauthenticated'];
 // What the server answers a `queue_join` it refuses.
-const JOIN_REFUSALS = ['invalid_input', 'unavailable', 'rate_limited'];
+const JOIN_REFUSALS = ['invalid_input', 'unavailable', 'rate_limited', 'in_ranked_game'];
 
 // Several server ticks (1 s each) without a word about our queue.
 const REQUEUE_AFTER_MS = 4_000;
@@ -258,6 +258,8 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
           }
           toastError(message.d);
           if (JOIN_REFUSALS.includes(code)) dropRefused();
+          // One ranked game at a time: back to the one that is on.
+          if (code === 'in_ranked_game' && message.d.game_id) navigate(`/game/${message.d.game_id}`);
           break;
         }
         default:

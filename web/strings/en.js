@@ -256,6 +256,7 @@ export default {
   err_countdown_running: 'Your opponent still has time to return.',
   err_invite_expired: 'This invite has expired.',
   err_invite_used: 'Someone already joined with this invite.',
+  err_in_ranked_game: 'You have a ranked game on: finish it first. Here it is.',
   err_unavailable: 'The server is busy. Please try again.',
   err_unavailable_wait: 'The server is busy. Please try again in {n} s.',
   busy_retrying: 'The server is busy right now. Trying again in {n} s…',

@@ -253,6 +253,7 @@ export default {
   err_countdown_running: '상대가 돌아올 시간이 아직 남았습니다.',
   err_invite_expired: '만료된 초대입니다.',
   err_invite_used: '누군가 이 초대로 이미 참가했습니다.',
+  err_in_ranked_game: '진행 중인 랭크 대국이 있습니다. 먼저 끝내 주세요. 그 대국으로 갑니다.',
   err_unavailable: '서버가 바쁩니다. 다시 시도하세요.',
   err_unavailable_wait: '서버가 바쁩니다. {n}초 뒤에 다시 시도하세요.',
   busy_retrying: '지금 서버가 바쁩니다. {n}초 뒤에 다시 시도합니다…',

@@ -27,6 +27,8 @@ pub struct ApiError {
     pub message: String,
     /// Seconds to wait, sent as `Retry-After` (rate limits, a busy server).
     pub retry_after: Option<u64>,
+    /// The game the error is about, for the client to go to.
+    pub game_id: Option<uuid::Uuid>,
 }
 
 impl ApiError {
@@ -35,6 +37,7 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after: None,
+            game_id: None,
         }
     }
 
@@ -47,6 +50,7 @@ impl ApiError {
     pub fn body(&self) -> ErrorBody {
         ErrorBody {
             retry_after: self.retry_after,
+            game_id: self.game_id,
             ..ErrorBody::new(self.code, self.message.clone())
         }
     }

@@ -216,6 +216,42 @@ pub(crate) async fn is_live(
     Ok(live.unwrap_or(false))
 }
 
+/// The player's ranked game in progress, if they have one: a player plays
+/// one at a time (a griefer matched and gone cannot be matched again while
+/// the first victim waits for the abort).
+pub(crate) async fn live_ranked_game(
+    postgres: &sqlx::PgPool,
+    player: uuid::Uuid,
+) -> Result<Option<uuid::Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM games WHERE status = 'live' AND rated AND seat0_player = $1
+         UNION ALL
+         SELECT id FROM games WHERE status = 'live' AND rated AND seat1_player = $1
+         LIMIT 1",
+        player
+    )
+    .fetch_optional(postgres)
+    .await
+    .map(Option::flatten)
+}
+
+/// Refuses ranked play to a player whose ranked game is still on.
+pub(crate) async fn one_ranked_game_at_a_time(
+    postgres: &sqlx::PgPool,
+    player: uuid::Uuid,
+) -> Result<(), ApiError> {
+    match live_ranked_game(postgres, player).await? {
+        None => Ok(()),
+        Some(game) => Err(ApiError {
+            game_id: Some(game),
+            ..ApiError::new(
+                ErrorCode::InRankedGame,
+                format!("your ranked game {game} is still on: finish it first"),
+            )
+        }),
+    }
+}
+
 /// Your live games (ranked, against the AI, on one device, with friends),
 /// newest first: where to go back to after a reload or a missed `matched`.
 #[utoipa::path(

@@ -223,6 +223,19 @@ pub(crate) async fn accept(
         }
         _ => {}
     }
+    // A rated invite is ranked play: one ranked game at a time, for both.
+    if invite.rated {
+        crate::games::one_ranked_game_at_a_time(&deps.postgres, caller.player_id).await?;
+        if crate::games::live_ranked_game(&deps.postgres, invite.creator.id)
+            .await?
+            .is_some()
+        {
+            return Err(ApiError::new(
+                ErrorCode::NotAllowed,
+                "the player who invited you is in a ranked game; try again when it ends",
+            ));
+        }
+    }
     // Claim the code first, atomically: one acceptance only.
     let claimed = sqlx::query!(
         "UPDATE invites SET accepted_by = $2

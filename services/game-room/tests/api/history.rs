@@ -141,8 +141,13 @@ async fn a_new_game_and_its_moves_go_to_this_month_s_partition_and_are_read_from
 
 #[actix_web::test]
 async fn the_migration_moves_existing_games_and_keeps_their_keys() {
-    // The database as it was before the history was partitioned.
-    let before = MIGRATOR.migrations.len() - 1;
+    // The database as it was before the history was partitioned (the
+    // migrations before that one).
+    let before = MIGRATOR
+        .migrations
+        .iter()
+        .position(|migration| migration.description.contains("partitioned history"))
+        .expect("the partitioning migration");
     let stores = TestStores::migrated_up_to(before).await.unwrap();
     let pool = stores.postgres.clone();
     let player: Uuid = sqlx::query_scalar(

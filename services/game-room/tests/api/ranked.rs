@@ -594,3 +594,32 @@ async fn a_pair_has_a_few_rated_games_a_day() {
     assert!(again.rated);
     world.cleanup().await;
 }
+
+/// Issue 40: ten rated games asked for one pair at the same moment (ten
+/// invites accepted together, a queue and a room racing): exactly the
+/// pair limit's worth are rated. The count and the insert are one decision.
+#[actix_web::test]
+async fn rated_games_asked_at_once_for_one_pair_stay_within_the_limit() {
+    let world = World::new().await;
+    let instance = world.instance().await;
+    let (a, _) = world.player("Ann").await;
+    let (b, _) = world.player("Ben").await;
+    let asks = (0..10).map(|index| {
+        // Either seat order: A–B and B–A are one pair.
+        let seats = if index % 2 == 0 {
+            [seat(a), seat(b)]
+        } else {
+            [seat(b), seat(a)]
+        };
+        instance.create(json!({"variant": "kalah"}), seats, true)
+    });
+    let made = futures_util::future::join_all(asks).await;
+    let rated = made.iter().filter(|game| game.rated).count();
+    assert_eq!(rated, 5, "{made:?}");
+    assert!(
+        made.iter()
+            .all(|game| game.rated || game.casual_reason == Some(CasualReason::PairLimit)),
+        "{made:?}"
+    );
+    world.cleanup().await;
+}
