@@ -555,26 +555,13 @@ async fn unknown_addresses_reveal_nothing_and_pages_get_the_clients_not_found() 
     arena.stores.cleanup().await.unwrap();
 }
 
-async fn lobby(arena: &Arena, who: &Guest) -> Ws {
-    let mut lobby = Ws::open(format!("{}/v1/lobby", arena.base()))
-        .await
-        .unwrap();
-    lobby
-        .send(json!({"t": "auth", "d": {"token": who.token}}))
-        .await;
-    lobby.until("lobby_stats", WAIT).await;
-    lobby
-}
-
 async fn invite(arena: &Arena, who: &Guest) -> String {
-    let invite = request(
-        "POST",
-        format!("{}/v1/invites", arena.base()),
-        Some(json!({"variant": {"variant": "kalah"}, "rated": false})),
-        Some(&who.token),
-    )
-    .await;
-    invite["code"].as_str().unwrap().to_owned()
+    arena
+        .invite(
+            who,
+            json!({"variant": {"variant": "kalah"}, "rated": false}),
+        )
+        .await
 }
 
 async fn open_invites(arena: &Arena, who: &Guest) -> Vec<String> {
@@ -596,7 +583,7 @@ async fn open_invites(arena: &Arena, who: &Guest) -> Vec<String> {
 async fn the_inviter_hears_of_the_acceptance_and_can_list_and_withdraw_invites() {
     let arena = Arena::start(&[]).await;
     let (a, b) = (arena.guest().await, arena.guest().await);
-    let mut a_lobby = lobby(&arena, &a).await;
+    let mut a_lobby = arena.lobby(&a).await;
     let (first, second) = (invite(&arena, &a).await, invite(&arena, &a).await);
     assert_eq!(
         open_invites(&arena, &a).await,
@@ -647,7 +634,7 @@ async fn a_missed_match_is_told_again_and_my_games_lists_it() {
     let (a, b) = (arena.guest().await, arena.guest().await);
     let mut lobbies = Vec::new();
     for who in [&a, &b] {
-        let mut lobby = lobby(&arena, who).await;
+        let mut lobby = arena.lobby(who).await;
         lobby
             .send(json!({"t": "queue_join", "d": {"variant": "kalah",
                 "time_control": {"initial_secs": 180, "increment_secs": 2}}}))
@@ -700,7 +687,7 @@ async fn signing_out_ends_the_access_token_and_closes_the_sessions_sockets() {
     let other = arena.guest().await;
     let game = hotseat(&arena, &who).await;
     let (mut play, _) = arena.play(&game, &who).await;
-    let mut lobby = lobby(&arena, &who).await;
+    let mut lobby = arena.lobby(&who).await;
     let me = format!("{}/v1/me", arena.base());
     assert_eq!(call("GET", me.clone(), None, Some(&who.token)).await.0, 200);
     let (status, _) = call(

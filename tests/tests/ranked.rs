@@ -344,15 +344,7 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     let (a, b) = (arena.guest().await, arena.guest().await);
     let mut codes = Vec::new();
     for _ in 0..10 {
-        let invite = request(
-            "POST",
-            format!("{}/v1/invites", arena.base()),
-            Some(json!({"variant": {"variant": "kalah"}, "rated": true,
-                        "time_control": {"initial_secs": 180, "increment_secs": 2}})),
-            Some(&a.token),
-        )
-        .await;
-        codes.push(invite["code"].as_str().unwrap().to_owned());
+        codes.push(arena.invite(&a, rated_invite()).await);
     }
     let accepts = codes.iter().map(|code| {
         call(
@@ -385,20 +377,11 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     arena.stores.cleanup().await.unwrap();
 }
 
-/// A lobby socket of `who`, authenticated.
-async fn lobby(arena: &Arena, who: &mancala_tests::harness::Guest) -> Ws {
-    let mut lobby = Ws::open(format!("{}/v1/lobby", arena.base()))
-        .await
-        .unwrap();
-    lobby
-        .send(json!({"t": "auth", "d": {"token": who.token}}))
-        .await;
-    lobby.until("lobby_stats", WAIT).await;
-    lobby
+/// A rated Kalah 3+2 invite's body.
+fn rated_invite() -> Value {
+    json!({"variant": {"variant": "kalah"}, "rated": true,
+           "time_control": {"initial_secs": 180, "increment_secs": 2}})
 }
-
-const KALAH_3_2: &str =
-    r#"{"variant": "kalah", "time_control": {"initial_secs": 180, "increment_secs": 2}}"#;
 
 /// Issue 40, item 2: a griefer matched in a ranked queue, who never opens
 /// the game and joins again at once, is refused while that game is on
@@ -411,8 +394,9 @@ async fn a_player_with_a_ranked_game_on_cannot_queue_again() {
         arena.guest().await,
         arena.guest().await,
     );
-    let queue: Value = serde_json::from_str(KALAH_3_2).unwrap();
-    let (mut g, mut v) = (lobby(&arena, &griefer).await, lobby(&arena, &victim).await);
+    let queue =
+        json!({"variant": "kalah", "time_control": {"initial_secs": 180, "increment_secs": 2}});
+    let (mut g, mut v) = (arena.lobby(&griefer).await, arena.lobby(&victim).await);
     g.send(json!({"t": "queue_join", "d": queue})).await;
     v.send(json!({"t": "queue_join", "d": queue})).await;
     let matched = g.until("matched", WAIT).await;
@@ -424,7 +408,7 @@ async fn a_player_with_a_ranked_game_on_cannot_queue_again() {
     assert_eq!(refused["code"], "in_ranked_game", "{refused}");
     assert_eq!(refused["game_id"], game.as_str(), "{refused}");
     // Nobody else is paired with the griefer meanwhile.
-    let mut n = lobby(&arena, &next_victim).await;
+    let mut n = arena.lobby(&next_victim).await;
     n.send(json!({"t": "queue_join", "d": queue})).await;
     n.until("queue_status", WAIT).await;
     assert_eq!(
@@ -433,15 +417,7 @@ async fn a_player_with_a_ranked_game_on_cannot_queue_again() {
         "matched with the griefer again"
     );
     // The rated invite path is closed the same way.
-    let invite = request(
-        "POST",
-        format!("{}/v1/invites", arena.base()),
-        Some(json!({"variant": {"variant": "kalah"}, "rated": true,
-                    "time_control": {"initial_secs": 180, "increment_secs": 2}})),
-        Some(&next_victim.token),
-    )
-    .await;
-    let code = invite["code"].as_str().unwrap();
+    let code = arena.invite(&next_victim, rated_invite()).await;
     let (status, body) = call(
         "POST",
         format!("{}/v1/invites/{code}/accept", arena.base()),

@@ -314,15 +314,8 @@ impl Lobby {
 
     async fn join(&mut self, player: Uuid, spec: QueueSpec) {
         let deps = &self.deps;
-        let playing = match crate::games::one_ranked_game_at_a_time(&deps.postgres, player).await {
-            Err(refusal) if refusal.code == ErrorCode::InRankedGame => Err(refusal),
-            Err(_) => Err(ApiError::new(
-                ErrorCode::Unavailable,
-                "the queue is unavailable; retry",
-            )),
-            Ok(()) => Ok(()),
-        };
-        if let Err(refusal) = playing {
+        if let Err(refusal) = crate::games::one_ranked_game_at_a_time(&deps.postgres, player).await
+        {
             self.socket.send_refusal(&refusal).await;
             return;
         }

@@ -96,6 +96,28 @@ impl Arena {
         (ws, first["d"].clone())
     }
 
+    /// A lobby socket of `who`, authenticated and past its first figures.
+    pub(crate) async fn lobby(&self, who: &Guest) -> Ws {
+        let mut lobby = Ws::open(format!("{}/v1/lobby", self.base())).await.unwrap();
+        lobby
+            .send(json!({"t": "auth", "d": {"token": who.token}}))
+            .await;
+        lobby.until("lobby_stats", WAIT).await;
+        lobby
+    }
+
+    /// An invite of `who` with this body: its code.
+    pub(crate) async fn invite(&self, who: &Guest, body: Value) -> String {
+        let invite = request(
+            "POST",
+            format!("{}/v1/invites", self.base()),
+            Some(body),
+            Some(&who.token),
+        )
+        .await;
+        invite["code"].as_str().unwrap().to_owned()
+    }
+
     /// A friend room between `a` (the inviter, first) and `b`: its game.
     pub(crate) async fn room(
         &self,
