@@ -127,4 +127,8 @@ export ARENA_DATABASE_URL="postgres://$pg_user@$pg_host:$pg_port/$db"
 export ARTIFACTS="$root/tests/artifacts/browser"
 # Arguments name test files to run (all of them when none are given).
 if [ "$#" -gt 0 ]; then tests=("$@"); else tests=("$here"/tests/*.test.mjs); fi
-node --test --test-concurrency=1 --test-reporter=spec "${tests[@]}"
+# Bounded twice: a test that hangs fails on its own (3 min; the longest
+# takes about 25 s), and a file whose process never exits (a browser left
+# open by a failing hook) cannot hold CI past the whole run's limit.
+timeout --kill-after=20 "${BROWSER_TESTS_TIMEOUT_SECS:-1200}" \
+  node --test --test-concurrency=1 --test-timeout=180000 --test-reporter=spec "${tests[@]}"

@@ -16,7 +16,6 @@ import {
 } from '../lib/harness.mjs';
 
 const profile = mkdtempSync(path.join(tmpdir(), 'arena-profile-'));
-after(() => rmSync(profile, { recursive: true, force: true }));
 
 // The same profile every time, as a browser reopened on the same machine.
 function openBrowser() {
@@ -67,7 +66,13 @@ let gameUrl;
 let playerName;
 
 before(async () => { context = await openBrowser(); });
-after(async () => { await context?.close(); });
+// One hook, in this order: Chromium writes into its profile until it has
+// closed, so removing the folder first fails (and left Chromium running,
+// which kept the test process alive).
+after(async () => {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+});
 
 test('page addresses revalidate with a 304 and answer HEAD', async () => {
   const first = await fetch(`${BASE}/`);
