@@ -57,9 +57,16 @@ test('moving second, a move by the panel, undo only once I have moved', { timeou
   await shoot(page, '20-panel-moving-second');
 
   // The panel below the board on a phone.
+  // The 3D board sizes itself for the new width in its next frame: let
+  // two frames pass, then measure board and panel in the same one (two
+  // separate reads can straddle that frame).
   await page.setViewportSize(PHONE);
-  const [phoneBoard, phonePanel] = [await page.getByTestId('board').boundingBox(), await panel.boundingBox()];
-  assert.ok(phonePanel.y >= phoneBoard.y + phoneBoard.height - 1, 'the panel is below the board');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const [boardEnds, panelStarts] = await page.evaluate(() => [
+    document.querySelector('[data-testid="board"]').getBoundingClientRect().bottom,
+    document.querySelector('[data-testid="panel"]').getBoundingClientRect().top,
+  ]);
+  assert.ok(panelStarts >= boardEnds - 1, `the panel is below the board (panel at ${panelStarts}, board ends at ${boardEnds})`);
   assert.ok(afterMine.ply > first.ply);
   assertNoPageErrors(page);
 });
