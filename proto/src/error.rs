@@ -39,6 +39,7 @@ pub enum ErrorCode {
     InviteExpired,
     InviteUsed,
     InRankedGame,
+    RankedBanned,
     Unavailable,
     Internal,
 }
@@ -91,7 +92,7 @@ pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 27] = [
+    pub const ALL: [ErrorCode; 29] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -117,6 +118,8 @@ impl ErrorCode {
         ErrorCode::CountdownRunning,
         ErrorCode::InviteExpired,
         ErrorCode::InviteUsed,
+        ErrorCode::InRankedGame,
+        ErrorCode::RankedBanned,
         ErrorCode::Unavailable,
         ErrorCode::Internal,
     ];
@@ -150,6 +153,7 @@ impl ErrorCode {
             ErrorCode::InviteExpired => "invite_expired",
             ErrorCode::InviteUsed => "invite_used",
             ErrorCode::InRankedGame => "in_ranked_game",
+            ErrorCode::RankedBanned => "ranked_banned",
             ErrorCode::Unavailable => "unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -163,7 +167,7 @@ impl ErrorCode {
             | ErrorCode::TokenExpired
             | ErrorCode::TokenInvalid
             | ErrorCode::InvalidCredentials => 401,
-            ErrorCode::Forbidden => 403,
+            ErrorCode::Forbidden | ErrorCode::RankedBanned => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::RequestTimeout => 408,
@@ -244,6 +248,9 @@ impl ErrorCode {
             ErrorCode::InviteUsed => "The invite was already accepted.",
             ErrorCode::InRankedGame => {
                 "The player has a ranked game in progress (its id is in `game_id`): one at a time."
+            }
+            ErrorCode::RankedBanned => {
+                "The player is banned from ranked play for a while for not playing games (no-starts, aborts, leaving, letting the clock run, quick resignations); `retry_after` says when it ends, `GET /v1/me/fair-play` why."
             }
             ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",

@@ -514,6 +514,10 @@ pub enum InvalidGame {
     RankedHotseat,
     #[error("a friend room is for two players")]
     RoomNeedsTwo,
+    /// A rated game without a clock lets the side to move stall for ever
+    /// while connected: the clock is what answers stalling.
+    #[error("a rated game needs a time control")]
+    RatedNeedsClock,
     #[error("{}", TimeControl::LIMITS)]
     TimeControl,
     /// Game ids carry the time they were made (UUIDv7): the game history
@@ -557,6 +561,9 @@ impl CreateGame {
         }
         if self.time_control.is_some_and(|tc| !tc.is_playable()) {
             return Err(InvalidGame::TimeControl);
+        }
+        if self.rated && self.time_control.is_none() {
+            return Err(InvalidGame::RatedNeedsClock);
         }
         Ok(GameRequest {
             id: self.id,
@@ -735,8 +742,16 @@ mod tests {
             time_control: None,
             room,
         };
+        let clock = Some(TimeControl {
+            initial_secs: 180,
+            increment_secs: 2,
+        });
+        let timed = |mut r: CreateGame| {
+            r.time_control = clock;
+            r
+        };
         assert!(
-            request([player(1), player(2)], true, true)
+            timed(request([player(1), player(2)], true, true))
                 .validate()
                 .is_ok()
         );
@@ -755,12 +770,16 @@ mod tests {
             InvalidGame::Level("grandmaster".into())
         );
         assert_eq!(
-            refused(request([player(1), ai("advanced")], true, false)),
+            refused(timed(request([player(1), ai("advanced")], true, false))),
             InvalidGame::RankedNeedsTwo
         );
         assert_eq!(
-            refused(request([player(1), player(1)], true, false)),
+            refused(timed(request([player(1), player(1)], true, false))),
             InvalidGame::RankedHotseat
+        );
+        assert_eq!(
+            refused(request([player(1), player(2)], true, true)),
+            InvalidGame::RatedNeedsClock
         );
         assert_eq!(
             refused(request([player(1), ai("advanced")], false, true)),

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod bus;
 pub mod error;
+pub mod fair_play;
 pub mod game;
 pub mod lobby;
 pub mod rating;

@@ -71,6 +71,9 @@ pub enum LobbyServerMessage {
     /// first), connect to `ws_path`.
     InviteAccepted(InviteAccepted),
     LobbyStats(LobbyStats),
+    /// The player's fair-play record: a warning, or a ban from ranked
+    /// play with the time left.
+    FairPlay(crate::fair_play::FairPlayStanding),
     Error(ErrorBody),
     Pong,
 }

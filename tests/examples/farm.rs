@@ -72,7 +72,8 @@ async fn run(base: String, games: usize) {
     let invite = request(
         "POST",
         format!("{base}/v1/invites"),
-        Some(json!({"variant": {"variant": "kalah"}, "rated": true})),
+        Some(json!({"variant": {"variant": "kalah"}, "rated": true,
+                    "time_control": {"initial_secs": 180, "increment_secs": 2}})),
         Some(&victim.token),
     )
     .await;

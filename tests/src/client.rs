@@ -103,11 +103,15 @@ impl Api {
         seats: [uuid::Uuid; 2],
         rated: bool,
     ) -> Result<CreatedGame, ClientError> {
-        let body = json!({
+        let mut body = json!({
             "variant": {"variant": variant},
             "seats": [{"player": {"id": seats[0]}}, {"player": {"id": seats[1]}}],
             "rated": rated,
         });
+        // A rated game needs a clock; ten minutes a side outlasts any run.
+        if rated {
+            body["time_control"] = json!({"initial_secs": 600, "increment_secs": 0});
+        }
         let created = self
             .post(
                 format!("{}/internal/v1/games", self.games),

@@ -204,11 +204,27 @@ async fn a_stranger_with_a_game_id_leaves_no_trace() {
     arena.stores.cleanup().await.unwrap();
 }
 
+/// Issue 40, item 6: a rated game has a clock, so a player who sits on
+/// their turn while connected loses on time instead of holding the game
+/// for a day; and one whose opponent never comes can end it.
 #[actix_rt::test]
-async fn an_untimed_rated_game_whose_opponent_never_comes_can_be_ended() {
+async fn a_rated_invite_needs_a_clock_and_an_opponent_who_never_comes_can_be_ended() {
     let arena = Arena::start(&[("APP_RECONNECT_SECS", "1"), ("APP_FIRST_MOVE_SECS", "600")]).await;
     let (a, absent) = (arena.guest().await, arena.guest().await);
-    let game = arena.room(&a, &absent, true, None).await;
+    let (status, refused) = call(
+        "POST",
+        format!("{}/v1/invites", arena.base()),
+        Some(json!({"variant": {"variant": "kalah"}, "rated": true})),
+        Some(&a.token),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (400, Some("invalid_input")),
+        "{refused}"
+    );
+    let clock = json!({"initial_secs": 600, "increment_secs": 0});
+    let game = arena.room(&a, &absent, true, Some(clock)).await;
     let (mut ws, _) = arena.play(&game, &a).await;
     ws.send(json!({"t": "move", "d": {"pit": 1, "ply": 1}}))
         .await;

@@ -91,16 +91,30 @@ export function inviteCard(form, queues) {
   const tcs = [{ value: '', label: t('untimed') }].concat(
     [...new Set(queues.map((q) => tcKey(q.time_control)))].map((key) => ({ value: key, label: timeControlLabel(tcFromKey(key)) })));
   const seeds = seedsField(form, 'inviteVariant', 'inviteSeeds', 'invite-seeds');
+  // A rated game has a clock (the server refuses one without): ticking
+  // "ranked" on an untimed game picks the first clock, and choosing
+  // "untimed" unticks it.
+  const clockSelect = select('invite-tc', tcs, form.inviteTc, (v) => {
+    form.inviteTc = v;
+    if (!v && form.inviteRated) { form.inviteRated = false; rated.checked = false; }
+  });
+  const clock = field('time_control', clockSelect);
+  const rated = h('input', {
+    type: 'checkbox', 'data-testid': 'invite-rated', checked: form.inviteRated,
+    onchange: (e) => {
+      form.inviteRated = e.target.checked;
+      if (form.inviteRated && !form.inviteTc && tcs.length > 1) { form.inviteTc = tcs[1].value; clockSelect.value = form.inviteTc; }
+    },
+  });
   return h('section', { class: 'card play-card', 'data-testid': 'invite-card' },
     h('h2', { text: t('invite_title') }),
     h('p', { class: 'muted', text: t('invite_blurb') }),
     h('div', { class: 'fields' },
       field('variant', select('invite-variant', variantOptions(), form.inviteVariant, (v) => { form.inviteVariant = v; seeds.draw(); })),
       seeds.box,
-      field('time_control', select('invite-tc', tcs, form.inviteTc, (v) => { form.inviteTc = v; })),
-      h('label', { class: 'check' },
-        h('input', { type: 'checkbox', 'data-testid': 'invite-rated', checked: form.inviteRated, onchange: (e) => { form.inviteRated = e.target.checked; } }),
-        h('span', { text: t('rated_game') }))),
+      clock,
+      h('label', { class: 'check' }, rated, h('span', { text: t('rated_game') }))),
+    h('p', { class: 'muted small', text: t('rated_needs_clock') }),
     h('button', {
       type: 'button', class: 'button wide', 'data-testid': 'invite-create', text: t('create_invite'),
       onclick: (event) => start(event.currentTarget, '/v1/invites', {

@@ -71,6 +71,7 @@ export default {
   invite_title: 'Invite a friend',
   invite_blurb: 'Make a link and send it. Your friend opens it and joins; you move first.',
   rated_game: 'Ranked (changes ratings)',
+  rated_needs_clock: 'A ranked game always has a clock.',
   create_invite: 'Make an invite link',
   hotseat_title: 'Two on this device',
   hotseat_blurb: 'Take turns on one screen.',

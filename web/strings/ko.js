@@ -68,6 +68,7 @@ export default {
   invite_title: '친구와 대전',
   invite_blurb: 'URL을 만들어 보내세요. 친구가 열어서 참가하면 시작하며, 내가 선공입니다.',
   rated_game: '랭크 게임(레이팅 반영)',
+  rated_needs_clock: '랭크 게임에는 항상 시간 제한이 있습니다.',
   create_invite: '초대 URL 만들기',
   hotseat_title: '이 기기에서 2명이 하기',
   hotseat_blurb: '화면 하나로 번갈아 둡니다.',

@@ -1,57 +1,118 @@
 //! Signed-out sessions. An access token names its session (`sid`, the
-//! refresh-token family it was issued in); signing out revokes the family
-//! in Postgres and lists the session here, in a Redis sorted set scored by
-//! when its last access token expires. Every process keeps the list in
-//! memory, reloaded every second, so a token of a signed-out session is
-//! refused everywhere within a second (at once in the process that signed
-//! it out), and the sockets opened with it close on their next tick.
+//! refresh-token family it was issued in); signing out, a stolen refresh
+//! token or a guest registering revokes the family in Postgres and appends
+//! the session here, to a Redis stream, with the second after which none
+//! of its access tokens is valid anyway. Every process follows the stream
+//! from where it last read, once a second: a token of a signed-out session
+//! is refused everywhere within a second (at once in the process that
+//! signed it out), and the sockets opened with it close on their next tick.
+//!
+//! The cost is bounded by design, not by luck:
+//! - a check is one hash lookup in this process's map;
+//! - a follow reads what was appended since the last one (`XREAD` from a
+//!   cursor), never the whole list;
+//! - a session is listed only while one of its tokens could still be
+//!   presented (an access token's lifetime and a minute): the stream is
+//!   trimmed past that on every append, and each map forgets it then. The
+//!   list therefore holds the sign-outs of the last few minutes, and
+//!   sign-outs need sign-ins, which are limited per account and per
+//!   address.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use redis::AsyncCommands;
+use redis::streams::{StreamId, StreamReadReply};
 
 use crate::clock::Clock;
 use crate::stores::Redis;
 
-/// The sorted set of revoked sessions: member the session id, score the
-/// Unix second after which no token of it is valid anyway.
+/// The stream of revoked sessions: each entry a session (`s`) and the Unix
+/// second after which no token of it is valid anyway (`u`).
 const REVOKED: &str = "sessions:revoked";
 
-/// How often each process reloads the list.
-const RELOAD_EVERY: Duration = Duration::from_secs(1);
+/// How often each process reads what was appended.
+const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+/// Entries read per round trip; a follow loops while a read comes back full.
+const READ_COUNT: usize = 5_000;
 
 /// This process's view of the revoked sessions; cheap to clone.
 #[derive(Clone, Debug, Default)]
 pub struct Revocations {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
     /// Session id to the Unix second its listing may be forgotten.
-    ended: Arc<RwLock<HashMap<String, u64>>>,
+    ended: RwLock<HashMap<String, u64>>,
+    /// The id of the last stream entry read (none yet: from the start).
+    cursor: Mutex<Option<String>>,
 }
 
 impl Revocations {
     pub fn is_revoked(&self, session: &str) -> bool {
-        self.ended
+        self.inner
+            .ended
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .contains_key(session)
     }
 
+    /// How many sessions this process holds as revoked.
+    pub fn len(&self) -> usize {
+        self.inner
+            .ended
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Revokes `session` until `until` (Unix seconds, when its last access
-    /// token expires): here at once, in every process within a second.
+    /// token expires), `now` being the current second: here at once, in
+    /// every process within a second.
     pub async fn revoke(
         &self,
         redis: &Redis,
         session: &str,
         until: u64,
+        now: u64,
     ) -> Result<(), redis::RedisError> {
-        self.ended
+        self.inner
+            .ended
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(session.to_owned(), until);
-        let _: () = redis
-            .connection()
-            .zadd(redis.key(REVOKED), session, until)
+        let key = redis.key(REVOKED);
+        let mut connection = redis.connection();
+        let id: String = redis::cmd("XADD")
+            .arg(&key)
+            .arg("*")
+            .arg("s")
+            .arg(session)
+            .arg("u")
+            .arg(until)
+            .query_async(&mut connection)
+            .await?;
+        // Entries older than one listing are past their `until`: the ids
+        // are Redis's own milliseconds, so the cut is taken from the id
+        // just made, whatever clock this process runs on.
+        let made_ms = id
+            .split_once('-')
+            .and_then(|(ms, _)| ms.parse::<u64>().ok())
+            .unwrap_or(0);
+        let listed_ms = until.saturating_sub(now).saturating_mul(1000);
+        let _: () = redis::cmd("XTRIM")
+            .arg(&key)
+            .arg("MINID")
+            .arg("~")
+            .arg(made_ms.saturating_sub(listed_ms))
+            .query_async(&mut connection)
             .await?;
         Ok(())
     }
@@ -60,31 +121,69 @@ impl Revocations {
     pub fn follow(&self, redis: Redis, clock: Clock) {
         let revocations = self.clone();
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(RELOAD_EVERY);
+            let mut ticks = tokio::time::interval(FOLLOW_EVERY);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
-                if let Err(error) = revocations.reload(&redis, clock.now_secs()).await {
-                    // The last view stays: a Redis outage forgets nothing.
-                    tracing::warn!(%error, "reloading revoked sessions");
+                if let Err(error) = revocations.catch_up(&redis, clock.now_secs()).await {
+                    // The view stays as it was: a Redis outage forgets
+                    // nothing this process knew.
+                    tracing::warn!(%error, "following revoked sessions");
                 }
             }
         });
     }
 
-    /// Replaces the view with the listed sessions not yet past `now`,
-    /// dropping the rest from the list.
-    pub async fn reload(&self, redis: &Redis, now: u64) -> Result<(), redis::RedisError> {
+    /// Reads what was appended since the last read, and forgets the
+    /// sessions whose tokens have all expired by `now`.
+    pub async fn catch_up(&self, redis: &Redis, now: u64) -> Result<(), redis::RedisError> {
         let key = redis.key(REVOKED);
         let mut connection = redis.connection();
-        let _: () = connection.zrembyscore(&key, "-inf", now).await?;
-        let listed: Vec<(String, u64)> = connection
-            .zrangebyscore_withscores(&key, format!("({now}"), "+inf")
-            .await?;
-        let mut ended = self.ended.write().unwrap_or_else(|e| e.into_inner());
-        // Ones revoked here after the read began stay.
-        ended.retain(|_, until| *until > now);
-        ended.extend(listed);
+        loop {
+            let from = self
+                .inner
+                .cursor
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+                .unwrap_or_else(|| "0".to_owned());
+            let reply: Option<StreamReadReply> = redis::cmd("XREAD")
+                .arg("COUNT")
+                .arg(READ_COUNT)
+                .arg("STREAMS")
+                .arg(&key)
+                .arg(&from)
+                .query_async(&mut connection)
+                .await?;
+            let entries: Vec<StreamId> = reply
+                .map(|reply| reply.keys.into_iter().flat_map(|k| k.ids).collect())
+                .unwrap_or_default();
+            let Some(last) = entries.last().map(|entry| entry.id.clone()) else {
+                break;
+            };
+            let read = entries.len();
+            {
+                let mut ended = self.inner.ended.write().unwrap_or_else(|e| e.into_inner());
+                for entry in entries {
+                    let session: Option<String> = entry.get("s");
+                    let until: Option<u64> = entry.get("u");
+                    if let (Some(session), Some(until)) = (session, until)
+                        && until > now
+                    {
+                        ended.insert(session, until);
+                    }
+                }
+            }
+            *self.inner.cursor.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+            if read < READ_COUNT {
+                break;
+            }
+        }
+        self.inner
+            .ended
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, until| *until > now);
         Ok(())
     }
 }

@@ -188,14 +188,57 @@ async fn a_revoked_session_reaches_another_process_and_is_forgotten_after_expiry
     use mancala_platform::revocation::Revocations;
     let stores = TestStores::new().await.unwrap();
     let (here, elsewhere) = (Revocations::default(), Revocations::default());
-    here.revoke(&stores.redis, "family-1", 1_000).await.unwrap();
+    here.revoke(&stores.redis, "family-1", 1_000, 100)
+        .await
+        .unwrap();
     assert!(here.is_revoked("family-1"));
     assert!(!elsewhere.is_revoked("family-1"));
-    elsewhere.reload(&stores.redis, 900).await.unwrap();
+    elsewhere.catch_up(&stores.redis, 900).await.unwrap();
     assert!(elsewhere.is_revoked("family-1"));
     assert!(!elsewhere.is_revoked("family-2"));
+    // A later sign-out arrives by itself: only what is new is read.
+    here.revoke(&stores.redis, "family-2", 1_100, 100)
+        .await
+        .unwrap();
+    elsewhere.catch_up(&stores.redis, 900).await.unwrap();
+    assert!(elsewhere.is_revoked("family-2"));
+    assert_eq!(elsewhere.len(), 2);
     // Past the last token's expiry nobody needs to remember it.
-    elsewhere.reload(&stores.redis, 1_000).await.unwrap();
+    elsewhere.catch_up(&stores.redis, 1_000).await.unwrap();
     assert!(!elsewhere.is_revoked("family-1"));
+    assert!(elsewhere.is_revoked("family-2"));
+    // A process started later reads what is still listed, nothing more.
+    let late = Revocations::default();
+    late.catch_up(&stores.redis, 1_050).await.unwrap();
+    assert_eq!(
+        (late.is_revoked("family-1"), late.is_revoked("family-2")),
+        (false, true)
+    );
+    stores.cleanup().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_revoked_list_is_trimmed_to_one_token_lifetime() {
+    use mancala_platform::revocation::Revocations;
+    let stores = TestStores::new().await.unwrap();
+    let here = Revocations::default();
+    // Listed for no time at all, each append trims what came before it
+    // (approximately: Redis drops whole nodes of the stream, about a
+    // hundred entries each, so the stream never grows with the appends).
+    for n in 0..500 {
+        here.revoke(&stores.redis, &format!("old-{n}"), 100, 100)
+            .await
+            .unwrap();
+    }
+    let mut connection = stores.redis.connection();
+    let listed: u64 = redis::cmd("XLEN")
+        .arg(stores.redis.key("sessions:revoked"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(
+        (1..=200).contains(&listed),
+        "{listed} of 500 entries listed"
+    );
     stores.cleanup().await.unwrap();
 }

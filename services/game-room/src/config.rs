@@ -104,6 +104,12 @@ pub struct GameRoomSettings {
     /// when it runs out.
     #[arg(env = "APP_ANALYSIS_DEADLINE_MS", default_value = "10000", value_parser = positive_millis)]
     pub analysis_deadline: Duration,
+    /// A resignation of a game asked for as rated, between two people,
+    /// before this many plies is a quick one: it counts against the
+    /// resigner's fair-play record (as does not starting, aborting before
+    /// one's first move, leaving, and letting one's clock run out).
+    #[arg(env = "APP_FAIR_PLAY_QUICK_RESIGN_PLIES", default_value_t = 6)]
+    pub quick_resign_plies: u32,
     /// Rated games between the same two players that count within 24
     /// hours; further ones are made casual.
     #[arg(env = "APP_RATED_PAIR_LIMIT",

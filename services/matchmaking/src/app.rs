@@ -23,7 +23,7 @@ use crate::config::{AccountSettings, MatchSettings};
 use crate::gameroom::GameRoom;
 use crate::queue::pairer::{QueueDeps, spawn_pairers};
 use crate::queue::pairing::PairingRules;
-use crate::{games, invites, lobby, openapi};
+use crate::{fair_play, games, invites, lobby, openapi};
 
 /// How often dead refresh-token families are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
@@ -121,6 +121,7 @@ impl Matchmaking {
             .api_route("/v1/lobby/stats", Method::GET, games::lobby_stats)
             .api_route("/v1/queues", Method::GET, games::queues)
             .api_route("/v1/me/games", Method::GET, games::my_games)
+            .api_route("/v1/me/fair-play", Method::GET, fair_play::my_record)
             .api_route("/v1/ai-games", Method::POST, games::ai_game)
             .api_route("/v1/hotseat-games", Method::POST, games::hotseat_game)
             .api_resource(

@@ -34,6 +34,16 @@ pub struct AccountSettings {
     /// one password over many accounts.
     #[arg(env = "APP_LIMIT_LOGIN_FAILURES_PER_IP", default_value = "50/900")]
     pub login_failures_per_ip: Limit,
+    /// Successful sign-ins to one account, `max/window_seconds`: a person
+    /// signs in a few times a day; a loop of sign-in and sign-out would
+    /// otherwise start sessions (and list revoked ones) as fast as it can.
+    #[arg(env = "APP_LIMIT_LOGINS_PER_ACCOUNT", default_value = "20/3600")]
+    pub logins_per_account: Limit,
+    /// Successful sign-ins from one address, to any account: the same
+    /// bound for a script spread over many accounts (roomy enough for a
+    /// school or an office behind one address).
+    #[arg(env = "APP_LIMIT_LOGINS_PER_IP", default_value = "120/3600")]
+    pub logins_per_ip: Limit,
     /// Take the client's address from `Forwarded`/`X-Forwarded-For`. Only
     /// behind a proxy that sets them; otherwise a client could pick its own
     /// address and dodge the limits.
@@ -89,6 +99,30 @@ pub struct MatchSettings {
     pub stats_every: Duration,
     #[command(flatten)]
     pub player_limits: PlayerLimits,
+    #[command(flatten)]
+    pub fair_play: FairPlaySettings,
+}
+
+/// How not playing games is answered (`crate::fair_play`): offences are
+/// counted in a sliding window; the one before `ban_after` brings a
+/// warning, and each from `ban_after` on a ban from ranked play, longer
+/// each time.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
+pub struct FairPlaySettings {
+    /// The window offences count in, in seconds.
+    #[arg(env = "APP_FAIR_PLAY_WINDOW_SECS", default_value = "86400", value_parser = positive_seconds)]
+    pub window: Duration,
+    /// Offences in the window that bring the first ban (one fewer brings a
+    /// warning).
+    #[arg(env = "APP_FAIR_PLAY_BAN_AFTER", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub ban_after: u32,
+    /// The bans, in seconds, comma-separated: the first for the
+    /// `APP_FAIR_PLAY_BAN_AFTER`-th offence in the window, the next for the
+    /// one after, the last for every later one.
+    #[arg(env = "APP_FAIR_PLAY_BANS_SECS", value_delimiter = ',', value_parser = positive_seconds,
+          default_value = "600,3600,86400")]
+    pub bans: Vec<Duration>,
 }
 
 /// Per-player limits, counted across instances: defaults a real player

@@ -235,6 +235,29 @@ pub(crate) async fn live_ranked_game(
     .map(Option::flatten)
 }
 
+/// Which of `players` have a live game (of any kind).
+pub(crate) async fn playing(
+    postgres: &sqlx::PgPool,
+    players: &[uuid::Uuid],
+) -> Result<std::collections::HashSet<uuid::Uuid>, sqlx::Error> {
+    if players.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows = sqlx::query!(
+        r#"SELECT seat0_player AS "first", seat1_player AS "second" FROM games
+           WHERE status = 'live' AND (seat0_player = ANY($1) OR seat1_player = ANY($1))"#,
+        players,
+    )
+    .fetch_all(postgres)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .flat_map(|row| [row.first, row.second])
+        .flatten()
+        .filter(|player| players.contains(player))
+        .collect())
+}
+
 /// Refuses ranked play to a player whose ranked game is still on.
 pub(crate) async fn one_ranked_game_at_a_time(
     postgres: &sqlx::PgPool,

@@ -65,6 +65,21 @@ pub(crate) async fn create(
     deps.load.admit("new_game")?;
     let body = body.into_inner();
     crate::games::check_time_control(body.time_control)?;
+    if body.rated
+        && let Some(seconds) = crate::fair_play::standing(&deps, caller.player_id)
+            .await?
+            .banned_secs
+    {
+        return Err(crate::fair_play::banned(seconds));
+    }
+    if body.rated && body.time_control.is_none() {
+        // Without a clock the side to move could stall a rated game for
+        // ever while connected; the clock is what answers stalling.
+        return Err(ApiError::new(
+            ErrorCode::InvalidInput,
+            "a rated game needs a time control: choose one, or make the game casual",
+        ));
+    }
     let variant = Variant::try_from(body.variant)
         .map_err(|e| ApiError::new(ErrorCode::InvalidInput, e.to_string()))?;
     if !variant.is_playable() {
@@ -223,9 +238,10 @@ pub(crate) async fn accept(
         }
         _ => {}
     }
-    // A rated invite is ranked play: one ranked game at a time, for both.
+    // A rated invite is ranked play: a fair-play ban closes it, and one
+    // ranked game at a time, for both.
     if invite.rated {
-        crate::games::one_ranked_game_at_a_time(&deps.postgres, caller.player_id).await?;
+        crate::fair_play::may_play_ranked(&deps, caller.player_id).await?;
         if crate::games::live_ranked_game(&deps.postgres, invite.creator.id)
             .await?
             .is_some()
@@ -233,6 +249,16 @@ pub(crate) async fn accept(
             return Err(ApiError::new(
                 ErrorCode::NotAllowed,
                 "the player who invited you is in a ranked game; try again when it ends",
+            ));
+        }
+        if crate::fair_play::standing(&deps, invite.creator.id)
+            .await?
+            .banned_secs
+            .is_some()
+        {
+            return Err(ApiError::new(
+                ErrorCode::NotAllowed,
+                "the player who invited you cannot play ranked games now; ask for a casual game",
             ));
         }
     }

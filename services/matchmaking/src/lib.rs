@@ -6,6 +6,7 @@
 pub(crate) mod accounts;
 pub mod app;
 pub mod config;
+pub(crate) mod fair_play;
 pub(crate) mod gameroom;
 pub(crate) mod games;
 pub(crate) mod invites;

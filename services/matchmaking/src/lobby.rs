@@ -218,6 +218,7 @@ impl Lobby {
                                 if let Ok(stats) = stats(&self.deps).await {
                                     self.send(&LobbyServerMessage::LobbyStats(stats)).await;
                                 }
+                                self.fair_play(player).await;
                             }
                             Err(error) => {
                                 self.error(error.code, &error.message).await;
@@ -314,12 +315,14 @@ impl Lobby {
 
     async fn join(&mut self, player: Uuid, spec: QueueSpec) {
         let deps = &self.deps;
-        if let Err(refusal) = crate::games::one_ranked_game_at_a_time(&deps.postgres, player).await
-        {
+        if let Err(refusal) = crate::fair_play::may_play_ranked(deps, player).await {
+            if refusal.code == ErrorCode::RankedBanned {
+                self.fair_play(player).await;
+            }
             self.socket.send_refusal(&refusal).await;
             return;
         }
-        if let Err(busy) = deps.load.admit_queue(waiting(deps).await) {
+        if let Err(busy) = deps.load.admit_queue(waiting(deps, player).await) {
             self.socket.send_refusal(&busy).await;
             return;
         }
@@ -328,15 +331,28 @@ impl Lobby {
             let rating = ratings::rating(&deps.postgres, player, spec.variant.as_str())
                 .await
                 .map_err(|_| ())?;
+            let now = deps.clock.now_millis();
+            // A player whose last game the other side never started (or
+            // aborted) waited for it already: they go in as if they had
+            // waited to the AI fallback, paired with the first one near
+            // or given the AI at the next wave.
+            let owed = crate::fair_play::owed_a_place(deps, player)
+                .await
+                .map_err(|_| ())?;
+            let waited = if owed {
+                deps.settings.ai_fallback.as_millis() as u64
+            } else {
+                0
+            };
             let ticket = Ticket {
                 player,
                 rating: rating.rating,
                 rd: rating.rd,
-                joined_ms: deps.clock.now_millis(),
+                joined_ms: now.saturating_sub(waited),
                 last_opponent: store::last_opponent(&deps.redis, queue, player)
                     .await
                     .map_err(|_| ())?,
-                first_balance: store::first_balance(&deps.redis, player)
+                first_balance: crate::fair_play::first_balance(deps, player)
                     .await
                     .map_err(|_| ())?,
             };
@@ -351,6 +367,17 @@ impl Lobby {
             return;
         }
         self.statuses(player).await;
+    }
+
+    /// The player's fair-play record, when it says something (a warning,
+    /// a ban): at sign-in, and with a refused queue entry.
+    async fn fair_play(&mut self, player: Uuid) {
+        let Ok(standing) = crate::fair_play::standing(&self.deps, player).await else {
+            return;
+        };
+        if standing.warned || standing.banned_secs.is_some() {
+            self.send(&LobbyServerMessage::FairPlay(standing)).await;
+        }
     }
 
     /// A `matched` this player may have missed (published while no lobby
@@ -405,14 +432,23 @@ impl Lobby {
     }
 }
 
-/// Players waiting in every queue, when the instance has a games limit:
-/// they are promised its free places. (Queues that cannot be read count
-/// none: the games limit still stands behind them.)
-async fn waiting(deps: &QueueDeps) -> u64 {
+/// Players waiting in every queue who will take a free place, when the
+/// instance has a games limit: each counted once however many queues they
+/// wait in, none with a live game (its place comes back when it ends, in
+/// time for the next), and `joining` not at all when they wait already
+/// (another queue adds nobody). Queues that cannot be read count none:
+/// the games limit still stands behind them.
+async fn waiting(deps: &QueueDeps, joining: Uuid) -> u64 {
     if deps.load.free_places().is_none() {
         return 0;
     }
-    store::waiting_in(&deps.redis, &deps.settings.queues)
+    let Ok(mut players) = store::waiting_players(&deps.redis, &deps.settings.queues).await else {
+        return 0;
+    };
+    players.remove(&joining);
+    let players: Vec<Uuid> = players.into_iter().collect();
+    let playing = crate::games::playing(&deps.postgres, &players)
         .await
-        .unwrap_or(0)
+        .unwrap_or_default();
+    players.iter().filter(|p| !playing.contains(p)).count() as u64
 }

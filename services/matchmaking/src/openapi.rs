@@ -10,7 +10,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::accounts::routes;
-use crate::{games, invites};
+use crate::{fair_play, games, invites};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -31,6 +31,7 @@ use crate::{games, invites};
         games::lobby_stats,
         games::queues,
         games::my_games,
+        fair_play::my_record,
         invites::create,
         invites::show,
         invites::accept,

@@ -22,6 +22,21 @@ pub struct Eligibility {
     pub active_days: f64,
 }
 
+/// The bound on gains from accounts a player may control
+/// (`crate::boosting`).
+#[derive(Clone, Copy, Debug, PartialEq, clap::Args)]
+pub struct BoostingSettings {
+    /// An account made within this many days from a network its opponent
+    /// has used in that time is linked to the opponent.
+    #[arg(env = "APP_LINKED_ACCOUNT_DAYS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub linked_days: u32,
+    /// Rating points a player can gain, per variant, from games against
+    /// linked accounts over `APP_LINKED_ACCOUNT_DAYS`.
+    #[arg(env = "APP_LINKED_GAIN_BUDGET", default_value_t = 50.0)]
+    pub linked_budget: f64,
+}
+
 /// Everything the rating service is configured with.
 #[derive(Clone, Debug, clap::Args)]
 pub struct RatingSettings {
@@ -29,6 +44,8 @@ pub struct RatingSettings {
     pub rules: RatingRules,
     #[command(flatten)]
     pub eligibility: Eligibility,
+    #[command(flatten)]
+    pub boosting: BoostingSettings,
     /// Outbox workers in this process.
     #[arg(env = "APP_RATING_WORKERS", default_value_t = 2,
           value_parser = clap::value_parser!(u16).range(1..=256))]

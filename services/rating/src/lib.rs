@@ -3,6 +3,7 @@
 //! Postgres); player profiles and rating history.
 
 pub mod app;
+pub mod boosting;
 pub mod config;
 pub mod glicko;
 pub mod leaderboard;

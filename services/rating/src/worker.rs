@@ -19,6 +19,7 @@ use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::boosting::{Counts, bounded};
 use crate::config::RatingSettings;
 use crate::glicko::{Rating, Score};
 use crate::leaderboard;
@@ -77,6 +78,10 @@ struct Claimed {
     seats: (Option<Uuid>, Option<Uuid>),
     result: Option<GameResult>,
     rated: bool,
+    /// Which seats are guests.
+    guests: [bool; 2],
+    /// Whether the two accounts are linked (see `boosting`).
+    linked: bool,
 }
 
 impl Claimed {
@@ -103,19 +108,32 @@ struct Change {
     result: &'static str,
     before: Rating,
     after: Rating,
+    /// Against a linked opponent: counts toward the bound.
+    linked: bool,
 }
 
 /// Claims up to `limit` pending games, oldest first, that no other worker
 /// holds (`SKIP LOCKED`).
-async fn claim(connection: &mut PgConnection, limit: i64) -> Result<Vec<Claimed>, sqlx::Error> {
+async fn claim(
+    connection: &mut PgConnection,
+    limit: i64,
+    linked_days: i32,
+) -> Result<Vec<Claimed>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT o.game_id, g.variant->>'variant' AS "variant!", g.seat0_player, g.seat1_player,
-                  g.result AS "result: GameResult", g.rated
+                  g.result AS "result: GameResult", g.rated,
+                  NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = g.seat0_player)
+                      AS "guest0!",
+                  NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = g.seat1_player)
+                      AS "guest1!",
+                  COALESCE(accounts_linked(g.seat0_player, g.seat1_player, g.created_at,
+                                           make_interval(days => $2)), false) AS "linked!"
            FROM rating_outbox o JOIN games g ON g.id = o.game_id
            WHERE o.processed_at IS NULL
            ORDER BY o.created_at, o.game_id LIMIT $1
            FOR UPDATE OF o SKIP LOCKED"#,
         limit,
+        linked_days,
     )
     .fetch_all(connection)
     .await?;
@@ -127,7 +145,40 @@ async fn claim(connection: &mut PgConnection, limit: i64) -> Result<Vec<Claimed>
             seats: (row.seat0_player, row.seat1_player),
             result: row.result,
             rated: row.rated,
+            guests: [row.guest0, row.guest1],
+            linked: row.linked,
         })
+        .collect())
+}
+
+/// Rating points each (player, variant) of `keys` gained from linked
+/// opponents since `since`.
+async fn linked_gains(
+    connection: &mut PgConnection,
+    keys: &BTreeSet<(Uuid, String)>,
+    since: OffsetDateTime,
+) -> Result<HashMap<(Uuid, String), f64>, sqlx::Error> {
+    if keys.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let (players, variants): (Vec<Uuid>, Vec<String>) = keys.iter().cloned().unzip();
+    let rows = sqlx::query!(
+        r#"SELECT h.player_id, h.variant,
+                  sum(GREATEST(h.rating_after - h.rating_before, 0)) AS "gained!"
+           FROM rating_history h
+           JOIN unnest($1::uuid[], $2::text[]) AS k(player, variant)
+             ON h.player_id = k.player AND h.variant = k.variant
+           WHERE h.linked AND h.rated_at > $3
+           GROUP BY h.player_id, h.variant"#,
+        &players,
+        &variants,
+        since,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| ((row.player_id, row.variant), row.gained))
         .collect())
 }
 
@@ -234,11 +285,11 @@ async fn store_changes(
     .await?;
     sqlx::query!(
         "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
-                                     rating_after, rd_after, volatility_after, rated_at)
-         SELECT game, player, variant, result, before, after, rd, volatility, $9
+                                     rating_after, rd_after, volatility_after, rated_at, linked)
+         SELECT game, player, variant, result, before, after, rd, volatility, $9, linked
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::float8[], $6::float8[],
-                     $7::float8[], $8::float8[])
-              AS k(game, player, variant, result, before, after, rd, volatility)",
+                     $7::float8[], $8::float8[], $10::bool[])
+              AS k(game, player, variant, result, before, after, rd, volatility, linked)",
         &changes.iter().map(|c| c.game).collect::<Vec<_>>(),
         &changes.iter().map(|c| c.player).collect::<Vec<_>>(),
         &changes
@@ -257,6 +308,7 @@ async fn store_changes(
             .map(|c| c.after.volatility)
             .collect::<Vec<_>>(),
         now,
+        &changes.iter().map(|c| c.linked).collect::<Vec<_>>(),
     )
     .execute(connection)
     .await?;
@@ -278,7 +330,8 @@ impl Rater {
     /// to, in that order (empty when nothing is pending here).
     pub async fn apply_pending(&self, limit: i64) -> Result<Vec<Outcome>, sqlx::Error> {
         let mut tx = self.postgres.begin().await?;
-        let claimed = claim(&mut tx, limit).await?;
+        let boosting = self.settings.boosting;
+        let claimed = claim(&mut tx, limit, boosting.linked_days as i32).await?;
         if claimed.is_empty() {
             return Ok(Vec::new());
         }
@@ -298,6 +351,21 @@ impl Rater {
         } else {
             lock_ratings(&mut tx, self, &keys).await?
         };
+        // Read after the rating rows are locked: a worker rating the same
+        // player's other linked game waits, then sees its gain.
+        let linked_keys: BTreeSet<(Uuid, String)> = claimed
+            .iter()
+            .filter(|game| game.linked)
+            .filter_map(|game| game.rates().map(|rated| (game, rated)))
+            .flat_map(|(game, (first, second, _))| {
+                [
+                    (first, game.variant.clone()),
+                    (second, game.variant.clone()),
+                ]
+            })
+            .collect();
+        let since = now - time::Duration::days(i64::from(boosting.linked_days));
+        let mut gained = linked_gains(&mut tx, &linked_keys, since).await?;
         let rules = &self.settings.rules;
         let mut outcomes = Vec::with_capacity(claimed.len());
         let mut changes = Vec::new();
@@ -322,18 +390,40 @@ impl Rater {
                 ..stored.rating
             };
             let (before_a, before_b) = (as_of_now(&a), as_of_now(&b));
-            let (after_a, after_b) = rules.update(before_a, before_b, score);
+            let (glicko_a, glicko_b) = rules.update(before_a, before_b, score);
             let results = match score {
                 Score::Win => ["win", "loss"],
                 Score::Draw => ["draw", "draw"],
                 Score::Loss => ["loss", "win"],
             };
-            for (player, was, after, result, before) in [
-                (first, a, after_a, results[0], before_a),
-                (second, b, after_b, results[1], before_b),
+            let mut after = [glicko_a, glicko_b];
+            for (seat, player, was, glicko, result, before) in [
+                (0, first, a, glicko_a, results[0], before_a),
+                (1, second, b, glicko_b, results[1], before_b),
             ] {
+                let opponent_guest = game.guests[1 - seat];
+                let counts = if opponent_guest && !game.guests[seat] {
+                    Counts::Held
+                } else if game.linked {
+                    let taken = gained.get(&key(player)).copied().unwrap_or(0.0);
+                    Counts::Linked {
+                        left: boosting.linked_budget - taken,
+                    }
+                } else {
+                    Counts::Full
+                };
+                let rating = bounded(was.rating, before, glicko, counts);
+                after[seat] = rating;
+                if counts == Counts::Held {
+                    // Nothing moves: no history row, no game counted.
+                    continue;
+                }
+                if game.linked {
+                    *gained.entry(key(player)).or_default() +=
+                        (rating.rating - before.rating).max(0.0);
+                }
                 let now_stored = Stored {
-                    rating: after,
+                    rating,
                     games: was.games + 1,
                     last_rated: Some(now),
                 };
@@ -344,9 +434,11 @@ impl Rater {
                     variant: game.variant.clone(),
                     result,
                     before,
-                    after,
+                    after: rating,
+                    linked: game.linked,
                 });
             }
+            let [after_a, after_b] = after;
             outcomes.push(Outcome::Applied(Applied {
                 game: game.game,
                 variant: game.variant.clone(),

@@ -119,6 +119,8 @@ impl Arena {
     }
 
     /// A friend room between `a` (the inviter, first) and `b`: its game.
+    /// A rated one without a `clock` gets 10 minutes a side (a rated game
+    /// needs one).
     pub(crate) async fn room(
         &self,
         a: &Guest,
@@ -127,6 +129,8 @@ impl Arena {
         clock: Option<Value>,
     ) -> String {
         let mut body = json!({"variant": {"variant": "kalah"}, "rated": rated});
+        let clock =
+            clock.or_else(|| rated.then(|| json!({"initial_secs": 600, "increment_secs": 0})));
         if let Some(clock) = clock {
             body["time_control"] = clock;
         }

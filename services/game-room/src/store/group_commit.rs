@@ -20,7 +20,7 @@ use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{EndRow, MoveRow, append_moves, finish_games, take_over, undo};
+use super::{EndRow, MoveRow, OffenceRow, append_moves, finish_games, take_over, undo};
 use crate::game::live::StoredMove;
 
 /// A change to a hosted game.
@@ -33,8 +33,12 @@ pub(crate) enum Change {
         ends: Option<Over>,
     },
     /// The end from outside the moves (a resignation, a flag, a claim...)
-    /// at `at_ms`.
-    End { over: Over, at_ms: u64 },
+    /// at `at_ms`, with the offence of the player who caused it, if any.
+    End {
+        over: Over,
+        at_ms: u64,
+        offence: Option<OffenceRow>,
+    },
     /// Moves taken back to `ply`, the side to move starting at `at_ms`.
     Undo { ply: u32, version: u64, at_ms: u64 },
     /// An AI of `level` takes an absent player's seat.
@@ -42,6 +46,8 @@ pub(crate) enum Change {
         seat: Side,
         level: String,
         version: u64,
+        /// The absent player's (leaving a game asked for as rated).
+        offence: Option<OffenceRow>,
     },
 }
 
@@ -348,13 +354,17 @@ async fn write_others(
         .zip(&held)
         .filter(|(_, held)| **held)
         .filter_map(|(p, _)| {
-            let (over, at_ms) = match &p.change {
+            let (over, at_ms, offence) = match &p.change {
                 Change::Move {
                     stored,
                     ends: Some(over),
                     ..
-                } => (over, stored.at_ms),
-                Change::End { over, at_ms } => (over, *at_ms),
+                } => (over, stored.at_ms, None),
+                Change::End {
+                    over,
+                    at_ms,
+                    offence,
+                } => (over, *at_ms, *offence),
                 _ => return None,
             };
             Some(EndRow {
@@ -362,6 +372,7 @@ async fn write_others(
                 epoch: p.epoch,
                 over,
                 at: timestamp(at_ms),
+                offence,
             })
         })
         .collect();
@@ -385,7 +396,8 @@ async fn write_others(
                 seat,
                 level,
                 version,
-            } => take_over(&mut tx, game, epoch, *seat, level, *version).await?,
+                offence,
+            } => take_over(&mut tx, game, epoch, *seat, level, *version, *offence).await?,
             Change::Move { .. } | Change::End { .. } => *held,
         };
     }
@@ -512,10 +524,12 @@ mod tests {
             Change::End {
                 over: over(GameResult::Aborted, EndReason::NoStart),
                 at_ms: 3_000,
+                offence: None,
             },
             Change::End {
                 over: over(GameResult::P1, EndReason::Resign),
                 at_ms: 3_000,
+                offence: None,
             },
         ];
         let written = futures_util::future::join_all(

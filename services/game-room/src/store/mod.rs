@@ -19,6 +19,7 @@ pub(crate) use writes::*;
 
 use mancala_platform::clock::{millis_of, timestamp};
 use mancala_proto::VariantSpec;
+use mancala_proto::fair_play::OffenceKind;
 use mancala_proto::game::{
     CasualReason, EndReason, GameResult, GameStatus, GameSummary, Over, PlayedMove, SeatInfo,
     TimeControl,

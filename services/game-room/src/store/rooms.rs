@@ -64,23 +64,40 @@ pub(crate) async fn close_expired_rooms(
 
 /// Aborts games not yet played (a side has never moved) whose side to move
 /// began before `turn_before` (long past its first-move window, in the
-/// games that have one: rated or timed): a hosted
-/// game aborts itself on
+/// games that have one: rated or timed): a hosted game aborts itself on
 /// time, but one that nobody hosts (an AI game whose tab closed at once, a
 /// ranked game both players left after one move) has no host to do it, and
-/// would sit in the live lists for ever.
+/// would sit in the live lists for ever. Between two people in a game
+/// asked for as rated, the side that never moved is charged a no-start,
+/// as its host would have charged it.
 pub(crate) async fn abort_unstarted(
     pool: &PgPool,
     now: OffsetDateTime,
     turn_before: OffsetDateTime,
 ) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar!(
-        r#"UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
-                              ended_at = $1, version = version + 1
-           WHERE g.status = 'live' AND g.moved <> 3
-             AND (g.rated OR g.casual_reason IS NOT NULL OR g.clock_initial_ms IS NOT NULL)
-             AND COALESCE(g.turn_started_at, g.created_at) <= $2
-           RETURNING g.id"#,
+        r#"WITH aborted AS (
+               UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
+                                  ended_at = $1, version = version + 1
+               WHERE g.status = 'live' AND g.moved <> 3
+                 AND (g.rated OR g.casual_reason IS NOT NULL OR g.clock_initial_ms IS NOT NULL)
+                 AND COALESCE(g.turn_started_at, g.created_at) <= $2
+               RETURNING g.id, g.moved, g.seat0_player, g.seat1_player, g.rated, g.casual_reason,
+                         g.seat0_takeover, g.seat1_takeover
+           ),
+           charged AS (
+               INSERT INTO fair_play_offences (game_id, player_id, kind, guest_network, at)
+               SELECT a.id, o.player, 'no_start', guest_network(o.player), $1
+               FROM aborted a,
+                    LATERAL (SELECT CASE WHEN a.moved & 1 = 0 THEN a.seat0_player
+                                         ELSE a.seat1_player END AS player) o
+               WHERE a.seat0_player IS NOT NULL AND a.seat1_player IS NOT NULL
+                 AND a.seat0_player <> a.seat1_player
+                 AND a.seat0_takeover IS NULL AND a.seat1_takeover IS NULL
+                 AND (a.rated OR a.casual_reason IS NOT NULL)
+               ON CONFLICT DO NOTHING
+           )
+           SELECT id AS "id!" FROM aborted"#,
         now,
         turn_before,
     )

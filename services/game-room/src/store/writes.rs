@@ -156,13 +156,24 @@ pub(crate) async fn append_moves<'e>(
     Ok(written.into_iter().collect())
 }
 
-/// A game's end to store: `game`, held under `epoch`, ended at `at`.
+/// A game's end to store: `game`, held under `epoch`, ended at `at`,
+/// with the offence of the player who caused it, if any.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EndRow<'a> {
     pub(crate) game: Uuid,
     pub(crate) epoch: i64,
     pub(crate) over: &'a Over,
     pub(crate) at: OffsetDateTime,
+    pub(crate) offence: Option<OffenceRow>,
+}
+
+/// What a player did to a game by not playing it (see `game::fair_play`),
+/// written with the change that shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OffenceRow {
+    pub(crate) player: Uuid,
+    pub(crate) kind: OffenceKind,
+    pub(crate) at_ms: u64,
 }
 
 /// A value as its text column holds it (the wire name, snake case).
@@ -201,11 +212,21 @@ pub(crate) async fn finish_games(
     };
     let times: Vec<OffsetDateTime> = ends.iter().map(|end| end.at).collect();
     let versions: Vec<i64> = ends.iter().map(|end| end.over.version as i64).collect();
+    let offenders: Vec<Option<Uuid>> = ends
+        .iter()
+        .map(|end| end.offence.map(|o| o.player))
+        .collect();
+    let offences: Vec<Option<String>> = ends
+        .iter()
+        .map(|end| end.offence.map(|o| o.kind.as_str().to_owned()))
+        .collect();
     let ended = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
-                                    $6::smallint[], $7::smallint[], $8::timestamptz[], $9::bigint[])
-                   AS i(game_id, epoch, status, result, reason, score0, score1, ended_at, version)
+                                    $6::smallint[], $7::smallint[], $8::timestamptz[], $9::bigint[],
+                                    $10::uuid[], $11::text[])
+                   AS i(game_id, epoch, status, result, reason, score0, score1, ended_at, version,
+                        offender, offence)
            ),
            ended AS (
                UPDATE games g SET status = i.status, result = i.result, reason = i.reason,
@@ -221,6 +242,13 @@ pub(crate) async fn finish_games(
            outbox AS (
                INSERT INTO rating_outbox (game_id, created_at)
                SELECT id, ended_at FROM ended WHERE rated AND result <> 'aborted'
+           ),
+           charged AS (
+               INSERT INTO fair_play_offences (game_id, player_id, kind, guest_network, at)
+               SELECT e.id, i.offender, i.offence, guest_network(i.offender), e.ended_at
+               FROM ended e JOIN input i ON i.game_id = e.id
+               WHERE i.offender IS NOT NULL
+               ON CONFLICT DO NOTHING
            )
            SELECT id AS "id!" FROM ended"#,
         &games,
@@ -232,6 +260,8 @@ pub(crate) async fn finish_games(
         &score(1),
         &times,
         &versions,
+        &offenders as &[Option<Uuid>],
+        &offences as &[Option<String>],
     )
     .fetch_all(connection)
     .await?;
@@ -280,6 +310,7 @@ pub(crate) async fn take_over(
     seat: Side,
     level: &str,
     version: u64,
+    offence: Option<OffenceRow>,
 ) -> Result<bool, sqlx::Error> {
     let done = sqlx::query!(
         "UPDATE games SET rated = false, version = $5,
@@ -292,9 +323,34 @@ pub(crate) async fn take_over(
         level,
         version as i64,
     )
+    .execute(&mut *connection)
+    .await?;
+    let held = done.rows_affected() == 1;
+    if let (true, Some(offence)) = (held, offence) {
+        insert_offence(connection, game, offence).await?;
+    }
+    Ok(held)
+}
+
+/// Records an offence in `game`, in the caller's transaction (once: a
+/// game charges a player once).
+pub(crate) async fn insert_offence(
+    connection: &mut PgConnection,
+    game: Uuid,
+    offence: OffenceRow,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO fair_play_offences (game_id, player_id, kind, guest_network, at)
+         VALUES ($1, $2, $3, guest_network($2), $4)
+         ON CONFLICT DO NOTHING",
+        game,
+        offence.player,
+        offence.kind.as_str(),
+        timestamp(offence.at_ms),
+    )
     .execute(connection)
     .await?;
-    Ok(done.rows_affected() == 1)
+    Ok(())
 }
 
 /// Links a finished game to its rematch, once: the id already linked if

@@ -193,8 +193,13 @@ impl Instance {
         seats: [Value; 2],
         rated: bool,
     ) -> CreatedGame {
-        self.create_with(json!({"variant": variant, "seats": seats, "rated": rated}))
-            .await
+        // A rated game needs a clock; three hours is longer than any
+        // test's clock jumps between moves, so it never decides one.
+        let mut body = json!({"variant": variant, "seats": seats, "rated": rated});
+        if rated {
+            body["time_control"] = json!({"initial_secs": 10_800, "increment_secs": 0});
+        }
+        self.create_with(body).await
     }
 
     /// Creates a game from a whole request body.

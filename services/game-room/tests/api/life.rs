@@ -138,6 +138,17 @@ async fn a_game_without_a_first_move_is_aborted() {
         .await
         .unwrap();
     assert_eq!(outbox, 0, "an aborted game is not rated");
+    let charged: Vec<(Uuid, String)> =
+        sqlx::query_as("SELECT player_id, kind::text FROM fair_play_offences WHERE game_id = $1")
+            .bind(game.id)
+            .fetch_all(&world.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!(
+        charged,
+        [(south, "no_start".to_owned())],
+        "the side to move never did"
+    );
     world.cleanup().await;
 }
 
@@ -528,6 +539,16 @@ async fn a_game_nobody_ever_opens_is_aborted_in_time() {
     live_then_aborted(&world, &instance, rated.id, 61_000, 30_000, "no_start").await;
     // An untimed casual game has no such deadline: it goes once abandoned.
     live_then_aborted(&world, &instance, casual.id, 0, 600_000, "abandoned").await;
+    let charged: Vec<(Uuid, Uuid, String)> =
+        sqlx::query_as("SELECT game_id, player_id, kind::text FROM fair_play_offences")
+            .fetch_all(&world.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!(
+        charged,
+        [(rated.id, south, "no_start".to_owned())],
+        "the sweeper charges the side that never started, as its host would have"
+    );
     world.cleanup().await;
 }
 

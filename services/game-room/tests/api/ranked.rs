@@ -126,6 +126,11 @@ async fn an_end_before_each_side_has_moved_is_an_abort() {
         (end.result, end.reason),
         (GameResult::Aborted, EndReason::Resign)
     );
+    assert_eq!(
+        offences(&world, game.id).await,
+        [(south, "early_abort".to_owned())],
+        "a resignation before one's first move is charged to the resigner"
+    );
     // After one side only: still an abort.
     let game = instance
         .create(json!({"variant": "oware"}), ranked(south, north), true)
@@ -139,6 +144,10 @@ async fn an_end_before_each_side_has_moved_is_an_abort() {
     assert_eq!(end.result, GameResult::Aborted);
     assert_eq!(record(&instance, game.id).await["status"], "aborted");
     assert_eq!(outbox(&world).await, 0, "nothing for the rating service");
+    assert_eq!(
+        offences(&world, game.id).await,
+        [(north, "early_abort".to_owned())]
+    );
     // Once each side has moved, a resignation is a result, and rated.
     let game = instance
         .create(json!({"variant": "kalah"}), ranked(south, north), true)
@@ -152,7 +161,21 @@ async fn an_end_before_each_side_has_moved_is_an_abort() {
         (GameResult::P0, EndReason::Resign)
     );
     assert_eq!(outbox(&world).await, 1);
+    assert_eq!(
+        offences(&world, game.id).await,
+        [(north, "quick_resign".to_owned())],
+        "rated, but resigned in the first plies"
+    );
     world.cleanup().await;
+}
+
+/// The fair-play offences a game's end recorded.
+async fn offences(world: &World, game: uuid::Uuid) -> Vec<(uuid::Uuid, String)> {
+    sqlx::query_as("SELECT player_id, kind::text FROM fair_play_offences WHERE game_id = $1")
+        .bind(game)
+        .fetch_all(&world.stores.postgres)
+        .await
+        .unwrap()
 }
 
 #[actix_web::test]
@@ -398,6 +421,7 @@ async fn room_after_a_game(world: &World, instance: &Instance, rated: bool) -> R
             "variant": {"variant": "kalah"},
             "seats": [seat(south), seat(north)],
             "rated": rated,
+            "time_control": rated.then(|| json!({"initial_secs": 10_800, "increment_secs": 0})),
             "room": true,
         }))
         .await;

@@ -6,6 +6,7 @@
 
 pub(crate) mod credentials;
 pub(crate) mod names;
+pub(crate) mod network;
 pub(crate) mod refresh;
 pub(crate) mod routes;
 pub(crate) mod service;

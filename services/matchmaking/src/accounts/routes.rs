@@ -105,6 +105,7 @@ pub(crate) async fn register(
 ///
 /// Failed attempts are limited per username and per client address; past
 /// either limit even the right password is refused until `Retry-After`.
+/// Successful sign-ins are limited too, per account and per address.
 #[utoipa::path(
     post,
     path = "/v1/auth/login",
@@ -147,16 +148,18 @@ pub(crate) async fn login(
     )
 )]
 pub(crate) async fn refresh(
+    request: HttpRequest,
     accounts: web::Data<Accounts>,
     body: web::Json<RefreshRequest>,
 ) -> Result<web::Json<Session>, ApiError> {
-    Ok(web::Json(accounts.refresh(&body.refresh_token).await?))
+    let ip = client_ip(&request, &accounts);
+    Ok(web::Json(accounts.refresh(&body.refresh_token, &ip).await?))
 }
 
 /// Log out: revoke the refresh token's family.
 ///
-/// Access tokens already issued stay valid until they expire (15 minutes
-/// by default): they are checked by signature, not looked up.
+/// The session's access tokens stop working at once on this instance and
+/// within a second everywhere; sockets opened with them close.
 #[utoipa::path(
     post,
     path = "/v1/auth/logout",

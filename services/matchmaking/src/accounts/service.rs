@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::credentials::{Password, Username};
 use super::names::{NameLanguage, guest_name};
+use super::network::network_of;
 use super::refresh::RefreshToken;
 use super::store::{self, PlayerRow};
 use crate::config::AccountSettings;
@@ -117,6 +118,7 @@ impl Accounts {
             .await?;
         let (_, now) = self.now();
         let id = Uuid::now_v7();
+        let network = network_of(client_ip);
         let mut tx = self.postgres.begin().await?;
         let mut name = None;
         for attempt in 0..NAME_ATTEMPTS * 2 {
@@ -130,7 +132,7 @@ impl Accounts {
                     random_u64() % 1000
                 )
             };
-            if store::insert_player(&mut tx, id, &candidate, now).await? {
+            if store::insert_player(&mut tx, id, &candidate, network.as_deref(), now).await? {
                 name = Some(candidate);
                 break;
             }
@@ -144,7 +146,7 @@ impl Accounts {
             display_name,
             guest: true,
         };
-        let session = self.start_session(&mut tx, player).await?;
+        let session = self.start_session(&mut tx, player, client_ip).await?;
         tx.commit().await?;
         Ok(session)
     }
@@ -179,6 +181,7 @@ impl Accounts {
             )
         };
         let mut tx = self.postgres.begin().await?;
+        let mut ended = Vec::new();
         let id = match caller {
             Some(id) => {
                 let player = store::lock_player(&mut tx, id).await?.ok_or_else(|| {
@@ -187,12 +190,15 @@ impl Accounts {
                 if !player.guest {
                     return Err(registered_already());
                 }
-                store::revoke_player_families(&mut tx, id, now).await?;
+                ended = store::revoke_player_families(&mut tx, id, now).await?;
                 id
             }
             None => {
                 let id = Uuid::now_v7();
-                if !store::insert_player(&mut tx, id, username.as_str(), now).await? {
+                let network = network_of(client_ip);
+                if !store::insert_player(&mut tx, id, username.as_str(), network.as_deref(), now)
+                    .await?
+                {
                     return Err(taken());
                 }
                 id
@@ -215,7 +221,7 @@ impl Accounts {
             display_name: username.as_str().to_owned(),
             guest: false,
         };
-        let session = self.start_session(&mut tx, player).await?;
+        let session = self.start_session(&mut tx, player, client_ip).await?;
         tx.commit().await.map_err(|error| {
             if store::is_second_registration(&error) {
                 registered_already()
@@ -225,6 +231,11 @@ impl Accounts {
                 error.into()
             }
         })?;
+        // The guest's access tokens open the account now behind a
+        // password: they stop at once here, everywhere within a second.
+        for family in ended {
+            self.end_session(family).await?;
+        }
         Ok(session)
     }
 
@@ -254,6 +265,12 @@ impl Accounts {
             limits.login_failures_per_account_all,
         )
         .await?;
+        // Sign-ins that succeed are limited too: each starts a session, and
+        // each sign-out lists one as revoked until its tokens expire.
+        self.check("logins-account", &account, limits.logins_per_account)
+            .await?;
+        self.check("logins-ip", client_ip, limits.logins_per_ip)
+            .await?;
         let (Ok(_), Ok(password)) = (
             Username::parse(&credentials.username),
             Password::parse(SecretString::from(credentials.password)),
@@ -286,6 +303,10 @@ impl Accounts {
                 return Err(wrong());
             }
         };
+        self.count("logins-account", &account, limits.logins_per_account)
+            .await?;
+        self.count("logins-ip", client_ip, limits.logins_per_ip)
+            .await?;
         let (now_secs, now) = self.now();
         ratelimit::reset(
             &self.redis,
@@ -297,7 +318,7 @@ impl Accounts {
         .await?;
         let mut tx = self.postgres.begin().await?;
         store::touch_player(&mut tx, player.id, now).await?;
-        let session = self.start_session(&mut tx, player).await?;
+        let session = self.start_session(&mut tx, player, client_ip).await?;
         tx.commit().await?;
         Ok(session)
     }
@@ -305,7 +326,11 @@ impl Accounts {
     /// `POST /v1/auth/refresh`: exchanges a refresh token, once, for a new
     /// session in the same family. A second use of a token means someone
     /// else has a copy: the whole family is revoked.
-    pub(crate) async fn refresh(&self, presented: &str) -> Result<Session, ApiError> {
+    pub(crate) async fn refresh(
+        &self,
+        presented: &str,
+        client_ip: &str,
+    ) -> Result<Session, ApiError> {
         let invalid = || ApiError::new(ErrorCode::TokenInvalid, "the refresh token is not valid");
         let token = RefreshToken::parse(presented).ok_or_else(invalid)?;
         let (_, now) = self.now();
@@ -333,6 +358,9 @@ impl Accounts {
         store::add_token(&mut tx, rotated.family, &fresh.digest(), now).await?;
         store::extend_family(&mut tx, rotated.family, now + self.refresh_ttl).await?;
         store::touch_player(&mut tx, player.id, now).await?;
+        if let Some(network) = network_of(client_ip) {
+            store::note_network(&mut tx, player.id, &network, now).await?;
+        }
         let session = self.session(player, fresh, rotated.family)?;
         tx.commit().await?;
         Ok(session)
@@ -359,7 +387,7 @@ impl Accounts {
         let (now, _) = self.now();
         let until = now + self.access_ttl.as_secs() + 60;
         self.revocations
-            .revoke(&self.redis, &family.to_string(), until)
+            .revoke(&self.redis, &family.to_string(), until, now)
             .await?;
         Ok(())
     }
@@ -380,13 +408,18 @@ impl Accounts {
         store::purge_families(&self.postgres, now).await
     }
 
-    /// A new family with its first token, inside the caller's transaction.
+    /// A new family with its first token, inside the caller's transaction,
+    /// and the network it was started from noted.
     async fn start_session(
         &self,
         tx: &mut sqlx::PgConnection,
         player: PlayerRow,
+        client_ip: &str,
     ) -> Result<Session, ApiError> {
         let (_, now) = self.now();
+        if let Some(network) = network_of(client_ip) {
+            store::note_network(tx, player.id, &network, now).await?;
+        }
         let token = new_refresh_token()?;
         let expires_at = now + self.refresh_ttl;
         let family = Uuid::now_v7();

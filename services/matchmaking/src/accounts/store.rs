@@ -49,19 +49,43 @@ pub(crate) async fn insert_player(
     connection: &mut PgConnection,
     id: Uuid,
     display_name: &str,
+    network: Option<&str>,
     now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let inserted = sqlx::query!(
-        "INSERT INTO players (id, display_name, created_at, last_seen_at)
-         VALUES ($1, $2, $3, $3)
+        "INSERT INTO players (id, display_name, created_at, last_seen_at, signup_network)
+         VALUES ($1, $2, $3, $3, $4)
          ON CONFLICT DO NOTHING",
         id,
         display_name,
         now,
+        network,
     )
     .execute(connection)
     .await?;
     Ok(inserted.rows_affected() == 1)
+}
+
+/// Notes that `player` signed in (or refreshed a session) from `network`:
+/// one row per player and network, its last time moved forward.
+pub(crate) async fn note_network(
+    connection: &mut PgConnection,
+    player: Uuid,
+    network: &str,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO player_networks (player_id, network, first_seen, last_seen)
+         VALUES ($1, $2, $3, $3)
+         ON CONFLICT (player_id, network) DO UPDATE
+         SET last_seen = GREATEST(player_networks.last_seen, EXCLUDED.last_seen)",
+        player,
+        network,
+        now,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
 }
 
 /// The player, locked for the rest of the transaction, with whether they
@@ -322,21 +346,22 @@ pub(crate) async fn revoke_family(
 }
 
 /// Revokes every family of a player: a guest's sessions end when they
-/// register, since the account is now behind a password.
+/// register, since the account is now behind a password. Returns the
+/// families revoked, whose access tokens must stop working too.
 pub(crate) async fn revoke_player_families(
     connection: &mut PgConnection,
     player: Uuid,
     now: OffsetDateTime,
-) -> Result<(), sqlx::Error> {
-    sqlx::query!(
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
         "UPDATE refresh_families SET revoked_at = $2
-         WHERE player_id = $1 AND revoked_at IS NULL",
+         WHERE player_id = $1 AND revoked_at IS NULL
+         RETURNING id",
         player,
         now,
     )
-    .execute(connection)
-    .await?;
-    Ok(())
+    .fetch_all(connection)
+    .await
 }
 
 /// Deletes families that expired or were revoked over a day ago, with

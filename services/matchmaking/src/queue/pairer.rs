@@ -259,7 +259,6 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
         }
     };
     metrics::counter!("matches_total", "queue" => queue.name.clone()).increment(1);
-    let _ = store::record_first(&deps.redis, first.player, second.player).await;
     let _ = store::record_opponents(&deps.redis, &queue.name, first.player, second.player).await;
     let infos = [seat_info(deps, first).await, seat_info(deps, second).await];
     for (seat, ticket) in [(Side::South, first), (Side::North, second)] {

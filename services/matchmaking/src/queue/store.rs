@@ -159,14 +159,21 @@ pub async fn waiting(redis: &Redis, queue: &str) -> Result<u64, redis::RedisErro
     redis.connection().hlen(tickets_key(redis, queue)).await
 }
 
-/// How many wait in all of `queues`, in one round trip.
-pub async fn waiting_in(redis: &Redis, queues: &[String]) -> Result<u64, redis::RedisError> {
+/// The players waiting in any of `queues`, each once.
+pub async fn waiting_players(
+    redis: &Redis,
+    queues: &[String],
+) -> Result<HashSet<Uuid>, redis::RedisError> {
     let mut pipe = redis::pipe();
     for queue in queues {
-        pipe.hlen(tickets_key(redis, queue));
+        pipe.hkeys(tickets_key(redis, queue));
     }
-    let counts: Vec<u64> = pipe.query_async(&mut redis.connection()).await?;
-    Ok(counts.iter().sum())
+    let players: Vec<Vec<String>> = pipe.query_async(&mut redis.connection()).await?;
+    Ok(players
+        .iter()
+        .flatten()
+        .filter_map(|player| Uuid::parse_str(player).ok())
+        .collect())
 }
 
 /// Notes that a player's lobby socket is open until `until` (clock ms).
@@ -253,33 +260,6 @@ pub async fn claim(
         -1 => Claim::Fenced,
         _ => Claim::Gone,
     })
-}
-
-/// Records who moved first, for the next pairing's balance.
-pub async fn record_first(
-    redis: &Redis,
-    first: Uuid,
-    second: Uuid,
-) -> Result<(), redis::RedisError> {
-    let change = |player: Uuid, by: i64| {
-        let key = redis.key(&format!("player:{player}:firsts"));
-        let mut command = redis::cmd("INCRBY");
-        command.arg(&key).arg(by);
-        (key, command)
-    };
-    redis
-        .batch::<redis::Value>(vec![change(first, 1), change(second, -1)])
-        .await
-        .map(|_| ())
-}
-
-/// A player's first-move balance.
-pub async fn first_balance(redis: &Redis, player: Uuid) -> Result<i32, redis::RedisError> {
-    let balance: Option<i32> = redis
-        .connection()
-        .get(redis.key(&format!("player:{player}:firsts")))
-        .await?;
-    Ok(balance.unwrap_or(0))
 }
 
 /// Remembers two players just met in `queue` (for an hour).

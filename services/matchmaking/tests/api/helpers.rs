@@ -75,6 +75,8 @@ pub(crate) fn roomy_limits() -> AccountSettings {
         login_failures_per_account: roomy,
         login_failures_per_account_all: roomy,
         login_failures_per_ip: roomy,
+        logins_per_account: roomy,
+        logins_per_ip: roomy,
         trust_forwarded_for: false,
     }
 }

@@ -13,8 +13,10 @@ use mancala_rules::Side;
 
 use super::commit::{Change, CommitError, commit};
 use super::{Host, Request, encode};
+use crate::game::fair_play::{self, AtTheEnd};
 use crate::game::live::MoveDecision;
 use crate::game::rematch;
+use crate::store::OffenceRow;
 
 /// What a player is allowed only so often.
 #[derive(Clone, Copy, Debug)]
@@ -77,7 +79,7 @@ impl Host {
         }
         let now = self.now();
         if let Some(over) = self.live.flag_fall(now) {
-            self.end(over).await?;
+            self.end(over, self.live.turn()).await?;
             return Ok(vec![error_text(ErrorCode::GameOver, "your flag fell")]);
         }
         let planned = match self.live.decide_move(seat, pit, ply, now) {
@@ -118,10 +120,19 @@ impl Host {
         Ok(Vec::new())
     }
 
-    /// Ends the game (resignation, flag, no start, claim, closed room).
-    pub(super) async fn end(&mut self, over: Over) -> Result<(), CommitError> {
+    /// Ends the game (resignation, flag, no start, claim, closed room);
+    /// `by` is the side whose act or absence ended it (the resigner, the
+    /// flagged side, the side that never started, the absent side), and
+    /// bears the offence, if it is one, in the same commit.
+    pub(super) async fn end(&mut self, over: Over, by: Option<Side>) -> Result<(), CommitError> {
         let at_ms = self.now();
-        self.commit(Change::End { over, at_ms }).await?;
+        let offence = by.and_then(|by| self.offence(&over, by, at_ms));
+        self.commit(Change::End {
+            over,
+            at_ms,
+            offence,
+        })
+        .await?;
         self.live.finish(over);
         self.stop_thinking();
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
@@ -130,10 +141,28 @@ impl Host {
         Ok(())
     }
 
+    /// What `over`, made by `by`, charges them with (`game::fair_play`).
+    fn offence(&self, over: &Over, by: Side, at_ms: u64) -> Option<OffenceRow> {
+        let state = AtTheEnd {
+            moved: self.live.moved(),
+            plies: self.live.ply(),
+            connected: self.connected(),
+        };
+        let info = self.live.info();
+        let quick = self.deps.settings.quick_resign_plies;
+        let kind = fair_play::offence(info, over, by, state, quick)?;
+        let player = info.seats[by.index()].player?;
+        Some(OffenceRow {
+            player,
+            kind,
+            at_ms,
+        })
+    }
+
     async fn resign(&mut self, seat: Side) -> Result<Vec<ByteString>, CommitError> {
         match self.live.decide_resign(seat) {
             Ok(over) => {
-                self.end(over).await?;
+                self.end(over, Some(seat)).await?;
                 Ok(Vec::new())
             }
             Err(refusal) => Ok(vec![error_text(refusal.code, &refusal.message)]),
@@ -225,17 +254,22 @@ impl Host {
         if claim {
             // An abort if the absent side never moved (see `live::settle`).
             let over = self.live.claim(seat);
-            self.end(over).await?;
+            self.end(over, Some(absent)).await?;
             return Ok(Vec::new());
         }
         let info = self.live.info();
         let rating = info.seats[absent.index()].rating.unwrap_or(1500.0);
         let level = mancala_ai::level_near(info.variant, rating);
         let version = self.live.version() + 1;
+        // Going on against the AI is the same leaving as a claim: the
+        // absent player is charged as if the game had ended so.
+        let left = self.live.claim(seat);
+        let offence = self.offence(&left, absent, self.now());
         self.commit(Change::TakeOver {
             seat: absent,
             level: level.name().to_owned(),
             version,
+            offence,
         })
         .await?;
         let version = self.live.take_over(absent, level.name());

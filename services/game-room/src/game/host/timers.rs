@@ -89,7 +89,8 @@ impl Host {
             .flag_fall(now)
             .or_else(|| self.live.first_move_missed(now, first_move));
         if let Some(over) = end {
-            match self.end(over).await {
+            // A flag falls, or a first move is missed, on the side to move.
+            match self.end(over, self.live.turn()).await {
                 Ok(()) => {}
                 Err(CommitError::Fenced) => return Next::moved_away(),
                 // Tried again at the next tick.
@@ -135,7 +136,7 @@ impl Host {
 
     async fn close_room(&mut self) -> Next {
         let over = self.live.aborted(EndReason::RoomClosed);
-        match self.end(over).await {
+        match self.end(over, None).await {
             Ok(()) => {}
             Err(CommitError::Store(error)) => {
                 tracing::warn!(%error, game = %self.live.id(), "closing the room's game failed");
