@@ -36,11 +36,14 @@ pub struct SocketIdentity {
 }
 
 impl Authenticator {
-    pub fn new(verifier: TokenVerifier, clock: Clock) -> Authenticator {
+    /// `revocations` is the process's one view of the signed-out sessions
+    /// (one process may run several services: a sign-out in one must be
+    /// refused by the others at once, not a follow later).
+    pub fn new(verifier: TokenVerifier, clock: Clock, revocations: Revocations) -> Authenticator {
         Authenticator {
             verifier,
             clock,
-            revocations: Revocations::default(),
+            revocations,
         }
     }
 
@@ -182,7 +185,11 @@ mod tests {
         let clock = Clock::manual(1_800_000_000_000);
         let app = test::init_service(
             App::new()
-                .app_data(web::Data::new(Authenticator::new(verifier, clock.clone())))
+                .app_data(web::Data::new(Authenticator::new(
+                    verifier,
+                    clock.clone(),
+                    Revocations::default(),
+                )))
                 .route("/me", web::get().to(whoami))
                 .route("/maybe", web::get().to(maybe)),
         )

@@ -31,6 +31,7 @@ pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
 pub use kv::{Redis, RedisMode};
 pub use load::{GameInProgress, Load};
+pub use revocation::Revocations;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};
 pub use stores::{MIGRATOR, connect_postgres, read_pool};

@@ -117,6 +117,13 @@ impl Revocations {
         Ok(())
     }
 
+    /// A view kept current for as long as the process runs.
+    pub fn followed(redis: Redis, clock: Clock) -> Revocations {
+        let revocations = Revocations::default();
+        revocations.follow(redis, clock);
+        revocations
+    }
+
     /// Keeps this view current for as long as the process runs.
     pub fn follow(&self, redis: Redis, clock: Clock) {
         let revocations = self.clone();

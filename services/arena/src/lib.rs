@@ -9,8 +9,8 @@ use mancala_game_room::{GameRoom, GameRoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
 use mancala_platform::cli::{Declaration, Parsed};
 use mancala_platform::{
-    Bound, Clock, ConfigError, MIGRATOR, Readiness, Redis, Settings, StartError, connect_postgres,
-    serve_on,
+    Bound, Clock, ConfigError, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
+    connect_postgres, serve_on,
 };
 use mancala_rating::{RatingService, RatingSettings};
 
@@ -86,6 +86,9 @@ impl Arena {
             postgres.clone(),
             clock.clone(),
         );
+        // One view of the signed-out sessions for every service in it: a
+        // sign-out answered by one is refused by the others at once.
+        let revocations = Revocations::followed(redis.clone(), clock.clone());
         let matchmaking = Matchmaking::new(
             postgres.clone(),
             redis.clone(),
@@ -94,6 +97,7 @@ impl Arena {
             settings.matching,
             clock.clone(),
             load.clone(),
+            revocations.clone(),
         )?;
         let game_room = GameRoom::new(
             postgres.clone(),
@@ -102,6 +106,7 @@ impl Arena {
             settings.game_room,
             clock.clone(),
             load,
+            revocations.clone(),
         )?;
         let rating = RatingService::new(
             postgres.clone(),
@@ -109,6 +114,7 @@ impl Arena {
             shared,
             settings.rating,
             clock,
+            revocations,
         )?;
         matchmaking.spawn_housekeeping();
         matchmaking.spawn_pairers();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix_web::web;
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
+    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
     connect_postgres, serve_on,
 };
 use sqlx::PgPool;
@@ -38,12 +38,10 @@ impl GameRoom {
         mut room_settings: GameRoomSettings,
         clock: Clock,
         load: mancala_platform::Load,
+        revocations: Revocations,
     ) -> Result<GameRoom, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
-        let authenticator = Authenticator::new(verifier, clock.clone());
-        authenticator
-            .revocations()
-            .follow(redis.clone(), clock.clone());
+        let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
         let hub = Hub::start(redis.clone(), room_settings.instance.id().to_owned());
         let instance_url = room_settings.instance_url.clone();
         let internal_token = InternalToken(room_settings.instance.internal_token());
@@ -156,8 +154,9 @@ impl Application {
             redis.clone(),
             &settings,
             room_settings,
-            clock,
+            clock.clone(),
             load,
+            Revocations::followed(redis.clone(), clock),
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };

@@ -9,7 +9,7 @@ use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
+    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
     connect_postgres, serve_on,
 };
 use sqlx::PgPool;
@@ -48,6 +48,7 @@ impl Matchmaking {
         mut match_settings: MatchSettings,
         clock: Clock,
         load: mancala_platform::Load,
+        revocations: Revocations,
     ) -> Result<Matchmaking, StartError> {
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
@@ -68,10 +69,7 @@ impl Matchmaking {
             &settings.jwt_audience,
             settings.jwt_leeway.as_secs(),
         )?;
-        let authenticator = Authenticator::new(verifier, clock.clone());
-        authenticator
-            .revocations()
-            .follow(redis.clone(), clock.clone());
+        let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
         let rules = PairingRules {
             wave_ms: match_settings.wave.as_millis() as u64,
             ..PairingRules::default()
@@ -202,8 +200,9 @@ impl Application {
             &settings,
             account_settings,
             match_settings,
-            clock,
+            clock.clone(),
             load,
+            Revocations::followed(redis.clone(), clock),
         )?;
         service.spawn_housekeeping();
         service.spawn_pairers();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use actix_web::web;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Settings, StartError,
+    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
     connect_postgres, serve,
 };
 use sqlx::PgPool;
@@ -34,12 +34,10 @@ impl RatingService {
         settings: &Settings,
         rating_settings: RatingSettings,
         clock: Clock,
+        revocations: Revocations,
     ) -> Result<RatingService, StartError> {
         let verifier = mancala_platform::token_verifier(settings)?;
-        let authenticator = Authenticator::new(verifier, clock.clone());
-        authenticator
-            .revocations()
-            .follow(redis.clone(), clock.clone());
+        let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
         let reads = mancala_platform::read_pool(settings.database_read_url.as_ref(), &postgres, 8);
         let rater = Rater {
             postgres,
@@ -109,7 +107,8 @@ impl Application {
             redis.clone(),
             &settings,
             rating_settings,
-            clock,
+            clock.clone(),
+            Revocations::followed(redis.clone(), clock),
         )?;
         service.start_background();
         let routes = service.clone();

@@ -50,6 +50,7 @@ impl World {
             Settings::from_vars(self.vars.clone()).unwrap(),
             RatingSettings::from_vars(self.vars.clone()).unwrap(),
             self.clock.clone(),
+            Default::default(),
         )
         .await
         .unwrap();
