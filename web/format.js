@@ -92,14 +92,16 @@ export function errorMessage(error) {
   if (code === 'rate_limited' && error?.context === 'signup') {
     return t('err_signup_limited', { wait: waitText(wait) });
   }
+  if (code === 'ranked_banned') return t('err_ranked_banned', { wait: waitText(wait) });
   return has(key) ? t(key) : t('err_internal');
 }
 
 // A wait in the largest unit that reads naturally: "45 s", "12 min".
-function waitText(seconds) {
+export function waitText(seconds) {
   if (!(seconds > 0)) return t('wait_a_while');
   if (seconds < 90) return t('seconds_short', { n: Math.ceil(seconds) });
-  return t('minutes_short', { n: Math.ceil(seconds / 60) });
+  if (seconds < 90 * 60) return t('minutes_short', { n: Math.ceil(seconds / 60) });
+  return t('hours_short', { n: Math.ceil(seconds / 3600) });
 }
 
 export function reasonText(reason) {

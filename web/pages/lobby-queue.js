@@ -9,14 +9,14 @@ import { t } from '../i18n.js';
 import { currentPlayer, forceRefresh, freshToken, get } from '../api.js';
 import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
-import { VARIANTS, parseQueue, seconds, sortQueues, timeControlLabel, variantName } from '../format.js';
+import { VARIANTS, parseQueue, seconds, sortQueues, timeControlLabel, variantName, waitText } from '../format.js';
 import { toast, toastError } from '../ui.js';
 
 // Until the first figures arrive; after that the queues are the server's.
 const DEFAULT_QUEUES = ['kalah:3+2', 'kalah:10+5', 'oware:3+2', 'oware:10+5', 'mangala:3+2', 'mangala:10+5'];
 const AUTH_ERRORS = ['token_expired', 'token_invalid', 'unauthenticated'];
 // What the server answers a `queue_join` it refuses.
-const JOIN_REFUSALS = ['invalid_input', 'unavailable', 'rate_limited', 'in_ranked_game'];
+const JOIN_REFUSALS = ['invalid_input', 'unavailable', 'rate_limited', 'in_ranked_game', 'ranked_banned'];
 
 // Several server ticks (1 s each) without a word about our queue.
 const REQUEUE_AFTER_MS = 4_000;
@@ -33,6 +33,9 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
   // The queues waited in, by name: { joinedAt, rejoinedAt, status, statusAt, info }.
   const waiting = new Map();
   let destroyed = false;
+  // The fair-play record the server told us of: { warned, bannedUntil (ms), count, windowSecs }.
+  let standing = null;
+  const notice = h('p', { class: 'fair-play-notice', 'data-testid': 'fair-play-notice', role: 'status' });
 
   const body = h('div', { class: 'card-body' });
 
@@ -65,8 +68,10 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
   function drawChoice() {
     const groups = VARIANTS.map((variant) => [variant, queues.filter((q) => q.variant === variant)]).filter(([, list]) => list.length);
     setText(joinButton, t('find_game'));
-    joinButton.disabled = !pickable().length;
+    joinButton.disabled = !pickable().length || banned();
+    drawNotice();
     body.replaceChildren(
+      (standing?.warned || banned()) && notice,
       h('p', { class: 'queue-hint muted', id: 'queue-hint', text: t('pick_queues') }),
       h('div', { class: 'queue-choice', 'data-testid': 'ranked-queues' },
         groups.map(([variant, list]) => h('div', { class: 'queue-group', role: 'group', 'aria-label': variantName(variant), 'aria-describedby': 'queue-hint' },
@@ -112,10 +117,46 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
     tick();
   }
 
+  function banned() {
+    return Boolean(standing?.bannedUntil && standing.bannedUntil > Date.now());
+  }
+
+  // The ban's time left counts down here; its end opens the queues again.
+  function drawNotice() {
+    if (!standing) return;
+    if (banned()) {
+      const left = Math.ceil((standing.bannedUntil - Date.now()) / 1000);
+      notice.classList.add('banned');
+      setText(notice, t('fair_play_banned', { wait: waitText(left), n: standing.count }));
+    } else {
+      notice.classList.remove('banned');
+      setText(notice, t('fair_play_warned', { n: standing.count, hours: Math.round(standing.windowSecs / 3600) }));
+    }
+  }
+
+  function takeStanding(record, receivedAt = Date.now()) {
+    const wasBanned = banned();
+    standing = {
+      warned: Boolean(record.warned),
+      bannedUntil: record.banned_secs > 0 ? receivedAt + record.banned_secs * 1000 : 0,
+      count: record.offences?.length ?? standing?.count ?? 0,
+      windowSecs: record.window_secs ?? standing?.windowSecs ?? 3600,
+    };
+    if (!waiting.size || banned() !== wasBanned) draw();
+  }
+
   // The server sends each queue's status once a tick; the countdowns run
   // locally in between.
   function tick() {
     const now = Date.now();
+    if (standing?.bannedUntil) {
+      if (standing.bannedUntil <= now) {
+        standing.bannedUntil = 0;
+        if (!waiting.size) draw();
+      } else {
+        drawNotice();
+      }
+    }
     for (const [name, entry] of waiting) {
       requeueIfForgotten(name, entry, now);
       if (!entry.info) continue;
@@ -244,6 +285,9 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
           }
           break;
         }
+        case 'fair_play':
+          takeStanding(message.d);
+          break;
         case 'matched':
           waiting.clear();
           navigate(`/game/${message.d.game_id}`);
@@ -257,6 +301,9 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
             break;
           }
           toastError(message.d);
+          if (code === 'ranked_banned' && message.d.retry_after > 0) {
+            takeStanding({ ...standing, warned: true, banned_secs: message.d.retry_after });
+          }
           if (JOIN_REFUSALS.includes(code)) dropRefused();
           // One ranked game at a time: back to the one that is on.
           if (code === 'in_ranked_game' && message.d.game_id) navigate(`/game/${message.d.game_id}`);
