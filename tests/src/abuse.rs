@@ -420,3 +420,66 @@ pub async fn bad_values(base: &str) -> Vec<(String, u16)> {
     }
     answers
 }
+
+/// What a sign-in and sign-out loop got.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoginLoop {
+    pub signed_in: u32,
+    /// Sign-ins refused, by the per-account or per-address limit.
+    pub refused: u32,
+}
+
+/// Registers `accounts` players, then signs one of them in and straight
+/// out again every `every`, round the accounts, until `until`.
+pub async fn login_loop(base: &str, accounts: usize, every: Duration, until: Instant) -> LoginLoop {
+    let stamp = std::process::id();
+    let mut names = Vec::new();
+    for n in 0..accounts {
+        let name = format!("loop{stamp}_{n}");
+        let (status, _, _) = post(
+            format!("{base}/v1/auth/register"),
+            json!({"username": name, "password": "correct horse battery"}),
+            None,
+        )
+        .await;
+        if status == 201 {
+            names.push(name);
+        }
+    }
+    let mut got = LoginLoop::default();
+    let mut ticks = tokio::time::interval(every);
+    for name in names.iter().cycle() {
+        if Instant::now() >= until {
+            break;
+        }
+        ticks.tick().await;
+        let (status, session, _) = post(
+            format!("{base}/v1/auth/login"),
+            json!({"username": name, "password": "correct horse battery"}),
+            None,
+        )
+        .await;
+        if status != 200 {
+            got.refused += 1;
+            continue;
+        }
+        got.signed_in += 1;
+        post(
+            format!("{base}/v1/auth/logout"),
+            json!({"refresh_token": session["refresh_token"]}),
+            None,
+        )
+        .await;
+    }
+    got
+}
+
+/// A gauge's value in the server's Prometheus text (`/metrics`).
+pub async fn gauge(base: &str, name: &str) -> Option<f64> {
+    let mut response = client().get(format!("{base}/metrics")).send().await.ok()?;
+    let body = response.body().limit(1 << 24).await.ok()?;
+    String::from_utf8_lossy(&body).lines().find_map(|line| {
+        let value = line.strip_prefix(name)?.strip_prefix(' ')?;
+        value.trim().parse().ok()
+    })
+}

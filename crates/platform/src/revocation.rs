@@ -137,6 +137,8 @@ impl Revocations {
                     // nothing this process knew.
                     tracing::warn!(%error, "following revoked sessions");
                 }
+                // What the bound on the set is measured by.
+                metrics::gauge!("sessions_revoked_listed").set(revocations.len() as f64);
             }
         });
     }

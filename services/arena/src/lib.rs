@@ -9,8 +9,8 @@ use mancala_game_room::{GameRoom, GameRoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
 use mancala_platform::cli::{Declaration, Parsed};
 use mancala_platform::{
-    Bound, Clock, ConfigError, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
-    connect_postgres, serve_on,
+    Bound, Clock, ConfigError, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
+    StartError, connect_postgres, serve_on,
 };
 use mancala_rating::{RatingService, RatingSettings};
 
@@ -79,42 +79,40 @@ impl Arena {
         MIGRATOR.run(&postgres).await?;
         let redis =
             Redis::connect_as(shared.redis_mode, &shared.redis_url, &shared.redis_prefix).await?;
-        // One reading of the process's load for every service in it.
-        let load = mancala_platform::Load::start(
-            shared.load,
-            redis.clone(),
-            postgres.clone(),
-            clock.clone(),
-        );
-        // One view of the signed-out sessions for every service in it: a
-        // sign-out answered by one is refused by the others at once.
-        let revocations = Revocations::followed(redis.clone(), clock.clone());
+        // One reading of the process's load and one view of the signed-out
+        // sessions for every service in it.
+        let process = ProcessContext {
+            load: mancala_platform::Load::start(
+                shared.load,
+                redis.clone(),
+                postgres.clone(),
+                clock.clone(),
+            ),
+            revocations: Revocations::followed(redis.clone(), clock.clone()),
+            clock,
+        };
         let matchmaking = Matchmaking::new(
             postgres.clone(),
             redis.clone(),
             shared,
             settings.accounts,
             settings.matching,
-            clock.clone(),
-            load.clone(),
-            revocations.clone(),
+            process.clone(),
         )?;
         let game_room = GameRoom::new(
             postgres.clone(),
             redis.clone(),
             shared,
             settings.game_room,
-            clock.clone(),
-            load,
-            revocations.clone(),
+            process.clone(),
         )?;
         let rating = RatingService::new(
             postgres.clone(),
             redis.clone(),
             shared,
             settings.rating,
-            clock,
-            revocations,
+            process.clock,
+            process.revocations,
         )?;
         matchmaking.spawn_housekeeping();
         matchmaking.spawn_pairers();

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use actix_web::web;
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
-    connect_postgres, serve_on,
+    Authenticator, Bound, Clock, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
+    StartError, connect_postgres, serve_on,
 };
 use sqlx::PgPool;
 
@@ -36,10 +36,13 @@ impl GameRoom {
         redis: Redis,
         settings: &Settings,
         mut room_settings: GameRoomSettings,
-        clock: Clock,
-        load: mancala_platform::Load,
-        revocations: Revocations,
+        process: ProcessContext,
     ) -> Result<GameRoom, StartError> {
+        let ProcessContext {
+            clock,
+            load,
+            revocations,
+        } = process;
         let verifier = mancala_platform::token_verifier(settings)?;
         let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
         let hub = Hub::start(redis.clone(), room_settings.instance.id().to_owned());
@@ -154,9 +157,11 @@ impl Application {
             redis.clone(),
             &settings,
             room_settings,
-            clock.clone(),
-            load,
-            Revocations::followed(redis.clone(), clock),
+            ProcessContext {
+                revocations: Revocations::followed(redis.clone(), clock.clone()),
+                clock,
+                load,
+            },
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };

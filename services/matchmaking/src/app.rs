@@ -9,8 +9,8 @@ use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
-    connect_postgres, serve_on,
+    Authenticator, Bound, Clock, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
+    StartError, connect_postgres, serve_on,
 };
 use sqlx::PgPool;
 
@@ -46,10 +46,13 @@ impl Matchmaking {
         settings: &Settings,
         account_settings: AccountSettings,
         mut match_settings: MatchSettings,
-        clock: Clock,
-        load: mancala_platform::Load,
-        revocations: Revocations,
+        process: ProcessContext,
     ) -> Result<Matchmaking, StartError> {
+        let ProcessContext {
+            clock,
+            load,
+            revocations,
+        } = process;
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
             None => {
@@ -200,9 +203,11 @@ impl Application {
             &settings,
             account_settings,
             match_settings,
-            clock.clone(),
-            load,
-            Revocations::followed(redis.clone(), clock),
+            ProcessContext {
+                revocations: Revocations::followed(redis.clone(), clock.clone()),
+                clock,
+                load,
+            },
         )?;
         service.spawn_housekeeping();
         service.spawn_pairers();

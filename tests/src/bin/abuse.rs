@@ -328,6 +328,32 @@ async fn run(args: Args) {
             .await,
         );
     }
+    if wanted("logins") {
+        rows.push(
+            phase(
+                "sign-in + sign-out, 20 a second, over 6 accounts",
+                &args,
+                &samples,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        let loop_ =
+                            abuse::login_loop(&base, 6, Duration::from_millis(50), until).await;
+                        // The follow tick that lists the last sign-outs.
+                        tokio::time::sleep(Duration::from_millis(1_500)).await;
+                        let listed = abuse::gauge(&base, "sessions_revoked_listed").await;
+                        format!(
+                            "{} signed in and out, then refused: {}; revoked sessions listed: {}",
+                            loop_.signed_in,
+                            loop_.refused,
+                            listed.map_or("?".into(), |n| n.to_string())
+                        )
+                    }
+                },
+            )
+            .await,
+        );
+    }
     if wanted("bad") {
         rows.push(
             phase(

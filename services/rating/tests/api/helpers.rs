@@ -50,7 +50,6 @@ impl World {
             Settings::from_vars(self.vars.clone()).unwrap(),
             RatingSettings::from_vars(self.vars.clone()).unwrap(),
             self.clock.clone(),
-            Default::default(),
         )
         .await
         .unwrap();
@@ -68,6 +67,7 @@ impl World {
             &Settings::from_vars(self.vars.clone()).unwrap(),
             RatingSettings::from_vars(self.vars.clone()).unwrap(),
             self.clock.clone(),
+            Default::default(),
         )
         .unwrap();
         service.rater().clone()
