@@ -360,7 +360,7 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
     let (a, b) = (arena.guest().await, arena.guest().await);
     let mut codes = Vec::new();
     for _ in 0..10 {
-        codes.push(arena.invite(&a, rated_invite()).await);
+        codes.push(arena.invite(&a, Arena::rated_invite()).await);
     }
     let accepts = codes.iter().map(|code| {
         call(
@@ -394,11 +394,6 @@ async fn accepts_racing_past_the_pair_limit_stay_within_it() {
 }
 
 /// A rated Kalah 3+2 invite's body.
-fn rated_invite() -> Value {
-    json!({"variant": {"variant": "kalah"}, "rated": true,
-           "time_control": {"initial_secs": 180, "increment_secs": 2}})
-}
-
 /// Issue 40, item 2: a griefer matched in a ranked queue, who never opens
 /// the game and joins again at once, is refused while that game is on
 /// (the error names it), and so cannot be matched with a second victim.
@@ -433,14 +428,8 @@ async fn a_player_with_a_ranked_game_on_cannot_queue_again() {
         "matched with the griefer again"
     );
     // The rated invite path is closed the same way.
-    let code = arena.invite(&next_victim, rated_invite()).await;
-    let (status, body) = call(
-        "POST",
-        format!("{}/v1/invites/{code}/accept", arena.base()),
-        None,
-        Some(&griefer.token),
-    )
-    .await;
+    let code = arena.invite(&next_victim, Arena::rated_invite()).await;
+    let (status, body) = arena.accept(&griefer, &code).await;
     assert_eq!(
         (status, body["code"].as_str()),
         (409, Some("in_ranked_game")),

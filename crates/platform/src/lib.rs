@@ -5,6 +5,7 @@
 //! call that needs them, so they never reach a log line.
 
 pub mod auth;
+pub mod background;
 pub mod cli;
 pub mod clock;
 pub mod config;

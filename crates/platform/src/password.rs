@@ -4,8 +4,8 @@
 //! old hashes.
 //!
 //! Hashing costs tens of milliseconds of CPU on purpose: services call these
-//! functions on the blocking pool (`tokio::task::spawn_blocking`), never on
-//! the async runtime's workers.
+//! functions on the low-priority background threads (`background`), never
+//! on the async runtime's workers.
 
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};

@@ -118,6 +118,23 @@ impl Arena {
         invite["code"].as_str().unwrap().to_owned()
     }
 
+    /// `who` accepts the invite `code`: the status and the body.
+    pub(crate) async fn accept(&self, who: &Guest, code: &str) -> (u16, Value) {
+        call(
+            "POST",
+            format!("{}/v1/invites/{code}/accept", self.base()),
+            None,
+            Some(&who.token),
+        )
+        .await
+    }
+
+    /// A rated Kalah 3+2 invite's body.
+    pub(crate) fn rated_invite() -> Value {
+        json!({"variant": {"variant": "kalah"}, "rated": true,
+               "time_control": {"initial_secs": 180, "increment_secs": 2}})
+    }
+
     /// A friend room between `a` (the inviter, first) and `b`: its game.
     /// A rated one without a `clock` gets 10 minutes a side (a rated game
     /// needs one).

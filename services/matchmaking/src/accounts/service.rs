@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use time::OffsetDateTime;
 
+use mancala_platform::background::Background;
 use mancala_platform::jwt::TokenSigner;
 use mancala_platform::ratelimit::{self, Decision, Limit};
 use mancala_platform::revocation::Revocations;
@@ -48,6 +49,11 @@ pub(crate) struct Accounts {
     decoy_hash: Arc<str>,
     /// Signed-out sessions, shared with this service's authenticator.
     revocations: Revocations,
+    /// Where passwords are hashed (argon2id: tens of ms of a core and
+    /// 19 MiB each): half the cores at most, at the least priority, so that
+    /// a burst of sign-ins, each within its limits, never takes the cores
+    /// the games run on.
+    hashing: Background,
 }
 
 impl Accounts {
@@ -76,6 +82,7 @@ impl Accounts {
             refresh_ttl,
             decoy_hash: Arc::from(decoy_hash),
             revocations,
+            hashing: Background::start("password", Background::half_the_cores()),
         })
     }
 
@@ -166,7 +173,7 @@ impl Accounts {
         // Upgrades count too: each costs an argon2 hash, taken name or not.
         self.count("signup", client_ip, self.settings.signups_per_ip)
             .await?;
-        let password_hash = hash_password(password).await?;
+        let password_hash = self.hash_password(password).await?;
         let (_, now) = self.now();
         let taken = || {
             ApiError::new(
@@ -282,7 +289,7 @@ impl Accounts {
             || self.decoy_hash.to_string(),
             |row| row.password_hash.clone(),
         );
-        let matches = verify_password(password, stored).await?;
+        let matches = self.verify_password(password, stored).await?;
         let player = match found {
             Some(row) if matches => row.player,
             _ => {
@@ -478,23 +485,27 @@ fn new_refresh_token() -> Result<RefreshToken, ApiError> {
     Ok(RefreshToken::from_random(bytes))
 }
 
-/// argon2 on the blocking pool: it is tens of milliseconds of CPU.
-async fn hash_password(password: Password) -> Result<String, ApiError> {
-    tokio::task::spawn_blocking(move || password::hash(password.secret()))
-        .await
-        .map_err(|_| ApiError::internal())?
-        .map_err(|error| {
-            tracing::error!(%error, "hashing a password");
-            ApiError::internal()
-        })
-}
+/// argon2 on the background threads.
+impl Accounts {
+    async fn hash_password(&self, password: Password) -> Result<String, ApiError> {
+        self.hashing
+            .run(move || password::hash(password.secret()))
+            .await
+            .map_err(|_| ApiError::internal())?
+            .map_err(|error| {
+                tracing::error!(%error, "hashing a password");
+                ApiError::internal()
+            })
+    }
 
-async fn verify_password(password: Password, stored: String) -> Result<bool, ApiError> {
-    tokio::task::spawn_blocking(move || password::verify(password.secret(), &stored))
-        .await
-        .map_err(|_| ApiError::internal())?
-        .map_err(|error| {
-            tracing::error!(%error, "verifying a password");
-            ApiError::internal()
-        })
+    async fn verify_password(&self, password: Password, stored: String) -> Result<bool, ApiError> {
+        self.hashing
+            .run(move || password::verify(password.secret(), &stored))
+            .await
+            .map_err(|_| ApiError::internal())?
+            .map_err(|error| {
+                tracing::error!(%error, "verifying a password");
+                ApiError::internal()
+            })
+    }
 }
