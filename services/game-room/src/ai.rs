@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use mancala_ai::{AnyAi, Chooser, Endgame, Level, ProofTables, SolverTable};
 use mancala_rules::{AnyPosition, Game, KalahOptions, Variant};
-use tokio::sync::{Notify, Semaphore, oneshot};
+use tokio::sync::{Notify, oneshot};
+
+use crate::fair_share::FairShare;
 
 /// How the pool is sized.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +54,27 @@ pub struct PoolSettings {
 /// The share of its node budget a search gets after waiting long.
 pub(crate) const REDUCED_SHARE: u64 = 8;
 
+/// How much of its budget a search gets, after waiting `waited` for a
+/// place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Share {
+    Full,
+    /// Waited past `queue_wait`: [`REDUCED_SHARE`] of its nodes.
+    Reduced,
+    /// Waited past its deadline: a move now, from a token search.
+    AtOnce,
+}
+
+fn budget_share(waited: Duration, settings: &PoolSettings) -> Share {
+    if waited >= settings.deadline {
+        Share::AtOnce
+    } else if waited > settings.queue_wait {
+        Share::Reduced
+    } else {
+        Share::Full
+    }
+}
+
 /// Which engines can serve a search: the same rules and the same level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Kind {
@@ -67,6 +90,9 @@ pub struct Request {
     pub level: Level,
     /// The search's randomness: the same seed and position choose alike.
     pub seed: u64,
+    /// Whose share of the workers the search takes: the person the AI
+    /// plays against, or who asked for the hint (`crate::fair_share`).
+    pub owner: uuid::Uuid,
 }
 
 /// A search's stop. `halt` is its budget's stop flag, set by a
@@ -114,8 +140,9 @@ pub struct AiPool {
 
 struct Inner {
     settings: PoolSettings,
-    /// A place on a worker: searches wait here, cancellable.
-    workers: Arc<Semaphore>,
+    /// A place on a worker: searches wait here, cancellable, served by
+    /// owner in turn of the worker time each has used.
+    places: Arc<FairShare>,
     /// The worker threads' queue; never longer than the free places.
     jobs: Mutex<mpsc::Sender<Job>>,
     idle: Mutex<Idle>,
@@ -198,7 +225,7 @@ impl AiPool {
         let analysis_deadline = settings.analysis_deadline;
         AiPool {
             inner: Arc::new(Inner {
-                workers: Arc::new(Semaphore::new(workers)),
+                places: FairShare::new(workers),
                 jobs: Mutex::new(start_workers(workers)),
                 settings,
                 idle: Mutex::new(Idle::default()),
@@ -332,11 +359,8 @@ impl Inner {
         if stop.cancelled() {
             return Outcome::Nothing;
         }
-        let permit = tokio::select! {
-            permit = self.workers.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => return Outcome::Nothing,
-            },
+        let place = tokio::select! {
+            place = self.places.acquire(request.owner) => place,
             () = &mut cancelled => return Outcome::Nothing,
         };
         let waited = asked.elapsed();
@@ -359,13 +383,21 @@ impl Inner {
             },
         };
         self.lend_tables(&mut engine);
-        let reduced = waited > self.settings.queue_wait;
+        let share = budget_share(waited, &self.settings);
+        let reduced = share != Share::Full;
         let flag = stop.halt.clone();
         let left = self.settings.deadline.saturating_sub(waited);
+        // A search whose deadline has passed plays at once with what it has
+        // (the book, the endgame table, the first iterations).
+        let least = if share == Share::AtOnce {
+            Duration::from_millis(5)
+        } else {
+            Duration::from_millis(50)
+        };
         let timer = tokio::spawn({
             let flag = flag.clone();
             async move {
-                tokio::time::sleep(left.max(Duration::from_millis(50))).await;
+                tokio::time::sleep(left.max(least)).await;
                 flag.store(true, Ordering::Relaxed);
             }
         });
@@ -374,8 +406,13 @@ impl Inner {
             let mut engine = engine;
             engine.reseed(request.seed);
             let mut budget = request.level.default_budget();
-            if reduced && let Some(nodes) = budget.node_limit() {
-                budget = budget.with_nodes((nodes / REDUCED_SHARE).max(1));
+            if let Some(nodes) = budget.node_limit() {
+                let divisor = match share {
+                    Share::Full => 1,
+                    Share::Reduced => REDUCED_SHARE,
+                    Share::AtOnce => REDUCED_SHARE * REDUCED_SHARE,
+                };
+                budget = budget.with_nodes((nodes / divisor).max(1));
             }
             let budget = budget.with_stop(flag);
             let pit = engine
@@ -383,6 +420,7 @@ impl Inner {
                 .map(|decision| decision.pit.get());
             let _ = reply.send((engine, pit));
         });
+        let started = Instant::now();
         let queued = self
             .jobs
             .lock()
@@ -397,7 +435,7 @@ impl Inner {
             }
         };
         timer.abort();
-        drop(permit);
+        place.release(started.elapsed());
         let Ok((engine, pit)) = searched else {
             return Outcome::Nothing;
         };
@@ -442,6 +480,7 @@ mod tests {
             variant,
             level,
             seed,
+            owner: uuid::Uuid::from_u128(u128::from(seed)),
         }
     }
 

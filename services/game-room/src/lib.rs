@@ -8,6 +8,7 @@ pub(crate) mod ai;
 pub(crate) mod analysis;
 pub mod app;
 pub mod config;
+pub(crate) mod fair_share;
 pub mod game;
 pub(crate) mod hub;
 pub(crate) mod lists;

@@ -35,6 +35,10 @@ impl Host {
             variant: info.variant,
             level,
             seed,
+            // The AI's time is the share of the person it plays against.
+            owner: info.seats[seat.opponent().index()]
+                .player
+                .unwrap_or(self.live.id()),
         };
         let own = self.own.clone();
         let cancel = self.deps.ai.think(request, move |outcome| async move {
@@ -61,6 +65,7 @@ impl Host {
             variant: info.variant,
             level: Level::Advanced,
             seed,
+            owner: info.seats[seat.index()].player.unwrap_or(self.live.id()),
         };
         Ok((self.live.ply() + 1, request))
     }
