@@ -14,6 +14,18 @@
 #   abuse     (arena only) one hostile guest's attacks, each beside a probe
 #             player whose move round trip is measured against the run's
 #             baseline; ARENA_BIN=path runs another build (the one before)
+#   crowd-ai  (arena only) 20 guests with 10 Perfect-level Kalah games
+#             each, moving at once, beside the hotseat probe and an honest
+#             player against the Advanced AI (its reply p50/p99), then
+#             SETTLE_SECS (default 120) of quiet: RSS back near its start?
+#             PHASE_SECS (default 60) a phase
+#   restart   20 live games through a SIGTERM of a game-room instance (the
+#             other takes its games), then a SIGTERM and a SIGKILL of the
+#             arena restarted at once in its place: how long until each
+#             game moves again, beside its pace before; writes restart.md
+#   crowd-analysis  (arena only) 16 signed-out clients asking over and
+#             over for the analyses of 60 finished games, while a player
+#             finishes games and asks for each one's analysis: never a 503?
 #   peers     ours (arena) beside a Colyseus 0.16 Kalah room
 #             (tests/bench/peers/colyseus: in memory, and durable with one
 #             Postgres INSERT a move), closed loop, zero think time, at
@@ -126,8 +138,9 @@ start() {
   fresh
   case $1 in
     arena)
+      # SERVER_LOG=path keeps the arena's log (its warnings) for the run.
       ${pin_server:+taskset -c "$pin_server"} "${ARENA_BIN:-$bin/arena}" --bind 127.0.0.1:18080 \
-        >/dev/null & pids+=($!)
+        >>"${SERVER_LOG:-/dev/null}" & pids+=($!)
       ready 18080
       base=http://127.0.0.1:18080 games_bases=$base
       ;;
@@ -193,6 +206,16 @@ if [ "$1" = overload ]; then
   exit 0
 fi
 
+if [ "$1" = restart ]; then
+  # The restart tests, on the release binaries: 20 live games through a
+  # SIGTERM of a game-room (another takes over), a SIGTERM and a SIGKILL of
+  # the arena restarted in its place; each prints the games' pace before
+  # the fault beside how long after it each game moved again.
+  cargo nextest run --release -p mancala-tests --test restarts --no-capture 2>&1 |
+    grep -E "SIG|moved again|PASS|FAIL" | tee "$results/restart.md"
+  exit 0
+fi
+
 if [ "$1" = floor ]; then
   fresh
   python3 deploy/bench-costs.py floor "$DATABASE_URL" "${ROWS:-12}" "${CLIENTS:-8}" "$duration"
@@ -254,7 +277,7 @@ fi
 
 for deployment in ${DEPLOYMENTS:-arena split}; do
   for profile in "$@"; do
-    case $profile in abuse | soak) [ "$deployment" = arena ] || continue ;; esac
+    case $profile in abuse | soak | crowd-*) [ "$deployment" = arena ] || continue ;; esac
     echo "== $deployment: $profile"
     # Watchers: the server and the client on a core each, when there are two.
     pin_server='' pin_client=''
@@ -277,6 +300,15 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
       abuse) mkdir -p "$results/abuse"
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-10}" \
           --label "${LABEL:-abuse}" --json "$results/abuse/${LABEL:-abuse}.json" ${ONLY:+--only "$ONLY"} ;;
+      crowd-ai) mkdir -p "$results/abuse"
+        "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-60}" \
+          --label crowd-ai --json "$results/abuse/crowd-ai.json" --only perfect-many \
+          --ai-probe advanced --settle-secs "${SETTLE_SECS:-120}"
+        [ -z "${SERVER_LOG:-}" ] || echo "server warnings: $(grep -c 'WARN' "$SERVER_LOG" || true)," \
+          "publish timeouts: $(grep -c 'publishing timed out' "$SERVER_LOG" || true)" ;;
+      crowd-analysis) mkdir -p "$results/abuse"
+        "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-60}" \
+          --label crowd-analysis --json "$results/abuse/crowd-analysis.json" --only analysis ;;
       *) echo "unknown profile $profile" >&2; exit 2 ;;
     esac
     stop

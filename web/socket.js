@@ -6,6 +6,11 @@
 const PING_MS = 10_000;
 const SILENCE_MS = 25_000;
 const MAX_BACKOFF_MS = 10_000;
+// After the server said it is restarting (1012), try again this often for
+// a while: the instance (or another) is back within a second or two, and
+// the usual backoff would keep the player waiting past it.
+const RESTART_RETRY_MS = 400;
+const RESTART_WINDOW_MS = 20_000;
 
 // Close codes from the server (mancala_proto::error).
 export const CLOSE = {
@@ -40,6 +45,7 @@ export class LiveSocket {
     this.pingTimer = null;
     this.lastSeen = 0;
     this.redirected = false;
+    this.restartedAt = 0;
     this.status = 'idle';
     this.wake = () => { if (!this.isOpen()) this.reconnectSoon(0); };
     this.onVisible = () => { if (document.visibilityState === 'visible') this.wake(); };
@@ -80,8 +86,10 @@ export class LiveSocket {
 
   // `elsewhere`: another instance hosts the game. Its own close (4001)
   // follows; the next connection goes to the new base at once.
+  // Without an address (the other instance never said where it is), the
+  // page's own origin, whose proxy routes to whoever hosts the game.
   moveTo(httpBase) {
-    const next = httpBase ? wsBase(httpBase) : this.base;
+    const next = httpBase ? wsBase(httpBase) : this.home;
     // Sent back to where we are: the old host's lease has not run out yet
     // (a crashed instance), so keep backing off until it does.
     this.redirected = next !== this.base;
@@ -158,20 +166,24 @@ export class LiveSocket {
       this.stop();
       return;
     }
+    if (code === CLOSE.restart) this.restartedAt = Date.now();
     const redirected = code === CLOSE.elsewhere && this.redirected;
     this.redirected = false;
     // A host we were sent to that does not answer (it died, or its address
     // is not reachable from here): back to the page's origin, which routes
     // to whichever instance hosts the game now.
     if (!wasOpen && code !== CLOSE.elsewhere && this.base !== this.home) this.base = this.home;
-    const now = code === CLOSE.restart || redirected || (wasOpen && code !== CLOSE.policy && code !== CLOSE.elsewhere);
+    // A socket refused with 1012 (the instance is stopping) retries on the
+    // restart period rather than at once, which would spin until it exits.
+    const now = redirected || (wasOpen && code !== CLOSE.policy && code !== CLOSE.elsewhere);
     this.reconnectSoon(now ? 0 : undefined);
   }
 
   reconnectSoon(delay) {
     if (this.stopped) return;
     clearTimeout(this.retryTimer);
-    const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts);
+    const restarting = Date.now() - this.restartedAt < RESTART_WINDOW_MS;
+    const backoff = restarting ? RESTART_RETRY_MS : Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts);
     const wait = delay ?? backoff * (0.75 + Math.random() * 0.5);
     this.attempts += 1;
     this.retryTimer = setTimeout(() => this.connect(), wait);

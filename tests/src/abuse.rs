@@ -136,6 +136,189 @@ pub async fn play_against_ai(base: &str, who: &Guest, games: &[String], until: I
     total
 }
 
+/// An honest player against the `level` AI, one Kalah game at a time,
+/// moving first and thinking `think` before each move: records how long
+/// the AI took to answer each move (from the move sent to the AI's first
+/// `moved`), for ever. A finished game makes the next.
+pub async fn honest_ai_player(
+    base: String,
+    level: &'static str,
+    think: Duration,
+    replies: std::sync::Arc<std::sync::Mutex<Vec<Duration>>>,
+) {
+    let player = crate::harness::guest(&base).await;
+    loop {
+        let body = json!({"variant": {"variant": "kalah"}, "level": level, "side": "first"});
+        let (_, answer, _) = post(format!("{base}/v1/ai-games"), body, Some(&player.token)).await;
+        let Some(game) = answer["game_id"].as_str().map(str::to_owned) else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let Ok((mut ws, mut state)) = open_play(&base, &game, &player).await else {
+            continue;
+        };
+        let you = state["you"].clone();
+        'game: loop {
+            if state["turn"].is_null() {
+                break;
+            }
+            if state["turn"] != you {
+                // The AI is to move (e.g. after a reconnect): wait for it.
+                match next_moved(&mut ws).await {
+                    Some(moved) => state = moved,
+                    None => break,
+                }
+                continue;
+            }
+            let Some(pit) = state["legal"].get(0).and_then(Value::as_u64) else {
+                break;
+            };
+            tokio::time::sleep(think).await;
+            let ply = state["ply"].as_u64().unwrap_or(0) + 1;
+            let sent = Instant::now();
+            ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+                .await;
+            loop {
+                let Some(moved) = next_moved(&mut ws).await else {
+                    break 'game;
+                };
+                let by_ai = moved["by"] != you;
+                state = moved;
+                if by_ai {
+                    replies.lock().unwrap().push(sent.elapsed());
+                    break;
+                }
+                if state["turn"] != you {
+                    continue;
+                }
+                // An extra turn: no AI reply to time.
+                break;
+            }
+        }
+    }
+}
+
+/// The next `moved` on a play socket, or `None` once the game is over or
+/// the socket is gone (a minute without one counts as gone).
+async fn next_moved(ws: &mut Ws) -> Option<Value> {
+    loop {
+        let message = ws.next(Duration::from_secs(60)).await?;
+        match message["t"].as_str() {
+            Some("moved") => return Some(message["d"].clone()),
+            Some("over" | "error") => return None,
+            _ => {}
+        }
+    }
+}
+
+/// A hotseat Kalah game played to its end by `who` (the first legal pit
+/// every move): its id, or `None` when the server refused.
+pub async fn hotseat_game_played(base: &str, who: &Guest) -> Option<String> {
+    let body = json!({"variant": {"variant": "kalah"}});
+    let (_, answer, _) = post(format!("{base}/v1/hotseat-games"), body, Some(&who.token)).await;
+    let game = answer["game_id"].as_str()?.to_owned();
+    let (mut ws, mut state) = open_play(base, &game, who).await.ok()?;
+    while let Some(pit) = state["legal"].get(0).and_then(Value::as_u64) {
+        let ply = state["ply"].as_u64().unwrap_or(0) + 1;
+        ws.send(json!({"t": "move", "d": {"pit": pit, "ply": ply}}))
+            .await;
+        match next_moved(&mut ws).await {
+            Some(moved) => state = moved,
+            // `over` follows the last move.
+            None => break,
+        }
+        if state["turn"].is_null() {
+            break;
+        }
+    }
+    Some(game)
+}
+
+/// Asks for a game's analysis (as `who`, or signed out): the status (0
+/// when no answer came within a minute) and how long the answer took.
+pub async fn ask_analysis(base: &str, game: &str, who: Option<&Guest>) -> (u16, Duration) {
+    let asked = Instant::now();
+    let client = awc::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .max_http_version(awc::http::Version::HTTP_11)
+        .finish();
+    let mut request = client.get(format!("{base}/v1/games/{game}/analysis"));
+    if let Some(who) = who {
+        request = request.bearer_auth(&who.token);
+    }
+    let status = match request.send().await {
+        Ok(mut response) => {
+            let _ = response.body().limit(1 << 20).await;
+            response.status().as_u16()
+        }
+        Err(_) => 0,
+    };
+    (status, asked.elapsed())
+}
+
+/// What the players of just-finished games met while strangers flooded
+/// the analyses.
+#[derive(Debug, Default)]
+pub struct AnalysisFlood {
+    /// The strangers' answers.
+    pub strangers: Tally,
+    /// The players' answers, and how long each took.
+    pub players: Tally,
+    pub player_waits: Vec<Duration>,
+}
+
+/// `strangers` signed-out clients ask, in parallel and over and over, for
+/// the analyses of `games` (finished games, each a different one in turn),
+/// while one honest player plays hotseat games to their end and asks for
+/// each one's analysis, until `until`.
+pub async fn analysis_flood(
+    base: &str,
+    games: &[String],
+    strangers: usize,
+    honest: &Guest,
+    until: Instant,
+) -> AnalysisFlood {
+    let mut flooders = Vec::new();
+    for n in 0..strangers {
+        let (base, games) = (base.to_owned(), games.to_vec());
+        flooders.push(actix_rt::spawn(async move {
+            let mut tally = Tally::default();
+            let mut next = n * 7;
+            while Instant::now() < until && !games.is_empty() {
+                let (status, _) = ask_analysis(&base, &games[next % games.len()], None).await;
+                tally.add(status);
+                next += 1;
+                if status == 429 || status == 503 {
+                    // A browser's client would wait; a flood does not.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            tally
+        }));
+    }
+    let mut flood = AnalysisFlood::default();
+    while Instant::now() < until {
+        let Some(game) = hotseat_game_played(base, honest).await else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let (status, waited) = ask_analysis(base, &game, Some(honest)).await;
+        flood.players.add(status);
+        flood.player_waits.push(waited);
+    }
+    for flooder in flooders {
+        if let Ok(tally) = flooder.await {
+            for (status, count) in tally.0 {
+                flood
+                    .strangers
+                    .0
+                    .insert(status, flood.strangers.of(status) + count);
+            }
+        }
+    }
+    flood
+}
+
 /// What an undo loop came to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Undos {

@@ -30,6 +30,19 @@ impl Service {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+
+    /// SIGTERM, as an orchestrator stops a process, and waits for it to
+    /// exit without blocking the test's other tasks: how long it took.
+    pub async fn terminate(&mut self) -> Duration {
+        let asked = Instant::now();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        while let Ok(None) = self.child.try_wait() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        asked.elapsed()
+    }
 }
 
 impl Drop for Service {

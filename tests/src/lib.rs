@@ -5,6 +5,7 @@
 pub mod abuse;
 pub mod client;
 pub mod cluster;
+pub mod driven;
 pub mod harness;
 pub mod report;
 pub mod server_stats;

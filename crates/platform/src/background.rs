@@ -75,7 +75,10 @@ impl Background {
     }
 }
 
-fn lower_priority() {
+/// Lowers the calling thread to the least priority: `SCHED_IDLE` on Linux
+/// (nice 19 elsewhere, or where that is refused). Any thread's work that
+/// must yield to the games: password hashes, the AI's searches.
+pub fn lower_priority() {
     // Lowering one's own priority needs no privilege; where it fails the
     // work still runs, at normal priority.
     #[cfg(target_os = "linux")]

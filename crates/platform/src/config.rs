@@ -82,7 +82,9 @@ pub struct Settings {
 #[derive(Clone, Debug, clap::Args)]
 pub struct InstanceSettings {
     /// Names this instance in game and pairing leases and watcher counts.
-    /// Default: a fresh id per start.
+    /// Default: the host's name and the port the process bound (a fresh id
+    /// when it binds none), so that a process restarted in its place takes
+    /// back the games it hosted at once. Set it where host names repeat.
     #[arg(env = "APP_INSTANCE_ID")]
     configured_id: Option<String>,
     // Made when read (not a clap default, which is made once a process).
@@ -100,12 +102,37 @@ impl InstanceSettings {
     pub fn id(&self) -> &str {
         self.configured_id.as_deref().unwrap_or(&self.fresh_id)
     }
+    /// Names the instance after where it runs, unless an id was set: the
+    /// host's name and the port bound. A process restarted in the same
+    /// place (same host, same port; in Kubernetes, the same pod) gets the
+    /// same name, and so may take back at once the leases that name it
+    /// rather than wait for them to lapse; two live processes cannot share
+    /// it, for one port cannot be bound twice on one host. (Were it shared
+    /// by mistake, the epoch fence still refuses the stale host's writes.)
+    pub fn name_after(&mut self, bound: std::net::SocketAddr) {
+        if self.configured_id.is_none()
+            && let Some(host) = host_name()
+        {
+            self.fresh_id = format!("{host}:{}", bound.port());
+        }
+    }
+
     /// The token, made up once if none was given.
     pub fn internal_token(&mut self) -> SecretString {
         self.internal_token
             .get_or_insert_with(|| SecretString::from(uuid::Uuid::new_v4().to_string()))
             .clone()
     }
+}
+
+/// The kernel's name for this host (a container's or pod's own), or the
+/// `HOSTNAME` the shell exported.
+fn host_name() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
 }
 
 fn fresh_id() -> String {
@@ -243,5 +270,29 @@ pub(crate) mod tests {
         let error = Settings::from_vars(vars(&[("APP_JWT_LEEWAY_SECS", "hunter2")])).unwrap_err();
         assert_eq!(error.name, "APP_JWT_LEEWAY_SECS");
         assert!(!error.to_string().contains("hunter2"), "{error}");
+    }
+
+    fn instance(configured: Option<&str>) -> InstanceSettings {
+        InstanceSettings {
+            configured_id: configured.map(str::to_owned),
+            fresh_id: fresh_id(),
+            internal_token: None,
+        }
+    }
+
+    #[test]
+    fn a_process_restarted_in_its_place_keeps_its_name_and_no_two_ports_share_one() {
+        let at = |port: u16| std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let (mut before, mut after, mut beside) = (instance(None), instance(None), instance(None));
+        assert_ne!(before.id(), after.id(), "unnamed: a fresh id each");
+        before.name_after(at(8080));
+        after.name_after(at(8080));
+        beside.name_after(at(8081));
+        assert_eq!(before.id(), after.id());
+        assert_ne!(before.id(), beside.id());
+        assert!(before.id().ends_with(":8080"), "{}", before.id());
+        let mut named = instance(Some("room-a"));
+        named.name_after(at(8080));
+        assert_eq!(named.id(), "room-a", "a configured id wins");
     }
 }

@@ -4,6 +4,7 @@
 //! in each service), on a given port or on port 0.
 
 use std::net::{SocketAddr, TcpListener};
+use std::time::{Duration, Instant};
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
@@ -155,9 +156,20 @@ impl Bound {
         }
         tracing::info!("stopping: draining first");
         drain().await;
+        crate::socket::close_all_for_restart();
+        // actix's graceful stop looks at its open connections once a
+        // second: an idle keep-alive connection alone held the exit (and a
+        // restart in the same place) for a whole second. So the requests
+        // in flight are awaited here, their answers given a moment to
+        // leave, and the connections then closed at once.
+        let patience = Instant::now() + Duration::from_secs(10);
+        while crate::telemetry::requests_in_flight() > 0 && Instant::now() < patience {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
         // The server future runs the stop command: poll both, or the stop
         // waits forever for a loop nobody drives.
-        let ((), result) = tokio::join!(handle.stop(true), server);
+        let ((), result) = tokio::join!(handle.stop(false), server);
         tracing::info!("stopped");
         result
     }

@@ -5,6 +5,7 @@
 //! closing with an error and a policy code. Deadlines read the injected
 //! clock, so tests move them by hand.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use actix_ws::{AggregatedMessage, AggregatedMessageStream, CloseCode, CloseReason, ProtocolError};
@@ -14,6 +15,19 @@ use serde::de::DeserializeOwned;
 
 use crate::clock::Clock;
 use crate::http::ApiError;
+
+/// Set once when the process stops (after its drain): every socket then
+/// closes with 1012, so its client reconnects at once (to another instance,
+/// or to this one restarted) rather than hold the graceful stop open until
+/// its timeout. Process-wide, as the signal that stops it is.
+static STOPPING: LazyLock<tokio::sync::watch::Sender<bool>> =
+    LazyLock::new(|| tokio::sync::watch::channel(false).0);
+
+/// Closes every socket of this process with 1012 (service restart), and
+/// any opened from now on at its first read.
+pub fn close_all_for_restart() {
+    STOPPING.send_replace(true);
+}
 
 /// What a socket allows, from its service's settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +166,7 @@ pub struct Socket<M> {
     heard_at: u64,
     pinged_at: u64,
     limits: SocketLimits,
+    stopping: tokio::sync::watch::Receiver<bool>,
     _messages: std::marker::PhantomData<fn() -> M>,
 }
 
@@ -181,13 +196,24 @@ impl<M: DeserializeOwned> Socket<M> {
             heard_at: now,
             pinged_at: now,
             limits,
+            stopping: STOPPING.subscribe(),
             _messages: std::marker::PhantomData,
         }
     }
 
     /// The next thing the client did.
     pub async fn next(&mut self) -> Inbound<M> {
-        let frame = self.stream.recv().await;
+        let frame = tokio::select! {
+            frame = self.stream.recv() => frame,
+            _ = self.stopping.wait_for(|stopping| *stopping) => {
+                let restart = CloseReason {
+                    code: CloseCode::Restart,
+                    description: Some("the server is restarting; reconnect".into()),
+                };
+                let _ = self.session.clone().close(Some(restart)).await;
+                return Inbound::Closed;
+            }
+        };
         let now = self.clock.now_millis();
         self.heard_at = now;
         match frame {

@@ -68,6 +68,7 @@ pub async fn record_http_metrics(
     request: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let _in_flight = InFlight::start();
     let method = request.method().to_string();
     let started = std::time::Instant::now();
     let response = next.call(request).await?;
@@ -84,6 +85,31 @@ pub async fn record_http_metrics(
     metrics::histogram!("http_request_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     Ok(response)
+}
+
+/// HTTP requests being handled in this process now (a socket counts until
+/// its upgrade is answered): a stopping process waits for none before it
+/// closes its connections.
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+struct InFlight;
+
+impl InFlight {
+    fn start() -> InFlight {
+        IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Requests being handled in this process now.
+pub fn requests_in_flight() -> usize {
+    IN_FLIGHT.load(std::sync::atomic::Ordering::Acquire)
 }
 
 /// A Prometheus recorder for this process's metrics. Install it once with

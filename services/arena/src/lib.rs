@@ -66,6 +66,7 @@ impl Arena {
         // Matchmaking creates games through game-room's endpoint, here.
         settings.matching.game_room_url = own.clone();
         // One instance: one id and one internal token for its services.
+        settings.matching.instance.name_after(address);
         settings.matching.instance.internal_token();
         settings.game_room.instance = settings.matching.instance.clone();
         settings.game_room.instance_url.get_or_insert(own);

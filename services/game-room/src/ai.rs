@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use mancala_ai::{AnyAi, Chooser, Endgame, Level, ProofTables, SolverTable};
@@ -145,22 +145,20 @@ struct Inner {
     places: Arc<FairShare>,
     /// The worker threads' queue; never longer than the free places.
     jobs: Mutex<mpsc::Sender<Job>>,
-    idle: Mutex<Idle>,
-    /// The Kalah endgame table every `Perfect` engine shares, once built.
-    endgame: Arc<OnceLock<Arc<Endgame>>>,
-    endgame_started: AtomicBool,
-    /// The Kalah solver table every proof shares, made on first use (its
-    /// memory is zeroed and handed out by the system as it is touched).
-    solver_table: OnceLock<Arc<SolverTable>>,
+    idle: Arc<Mutex<Idle>>,
+    /// The big tables every `Perfect` search and analysis shares.
+    tables: Arc<Mutex<SharedTables>>,
     /// Post-game analyses: one at a time, beside the searches.
-    analyses: crate::analysis::Analyses,
+    analyses: Arc<crate::analysis::Analyses>,
 }
 
 /// A search, run on a worker thread.
 type Job = Box<dyn FnOnce() + Send>;
 
-/// Starts the worker threads, at the lowest priority the system gives a
-/// process without privileges (nice 19 on Linux).
+/// Starts the worker threads at the least priority (`SCHED_IDLE` on Linux):
+/// a crowd's searches fill every idle cycle, but a game's socket, commit
+/// or publish that wakes takes its core at once. (At nice 19, 20 players'
+/// Perfect games still made another player's hotseat move p99 2.4x.)
 fn start_workers(count: usize) -> mpsc::Sender<Job> {
     let (sender, receiver) = mpsc::channel::<Job>();
     let receiver = Arc::new(Mutex::new(receiver));
@@ -169,11 +167,7 @@ fn start_workers(count: usize) -> mpsc::Sender<Job> {
         let started = std::thread::Builder::new()
             .name(format!("ai-worker-{index}"))
             .spawn(move || {
-                if let Err(error) = thread_priority::set_current_thread_priority(
-                    thread_priority::ThreadPriority::Min,
-                ) {
-                    tracing::warn!(?error, "an AI worker keeps the normal priority");
-                }
+                mancala_platform::background::lower_priority();
                 loop {
                     let job = {
                         let queue = receiver.lock().unwrap_or_else(|e| e.into_inner());
@@ -193,29 +187,117 @@ fn start_workers(count: usize) -> mpsc::Sender<Job> {
     sender
 }
 
+/// How long an idle engine, or the proof tables, must have gone unused
+/// before the process lets go of them (a crowd that played Perfect games
+/// left hundreds of megabytes behind otherwise), and how often it looks.
+pub(crate) const LET_GO_AFTER: Duration = Duration::from_secs(60);
+const LET_GO_CHECK: Duration = Duration::from_secs(10);
+
+/// The process's Kalah proof tables, made on first use and let go after a
+/// quiet spell: the solver table (its memory zeroed and handed out by the
+/// system as it is touched) and the endgame table (read or built on a
+/// thread of its own).
+#[derive(Default)]
+struct SharedTables {
+    solver: Option<Arc<SolverTable>>,
+    endgame: Option<Arc<Endgame>>,
+    /// An endgame table is being read or built.
+    building: bool,
+    /// `Perfect` searches and analyses running now, which hold the tables.
+    busy: usize,
+    /// When the last of them ended.
+    last_used: Option<Instant>,
+}
+
+/// What a sweep let go of, and its size: dropped where freeing hundreds of
+/// megabytes costs no game a wait.
+#[derive(Default)]
+struct LetGo {
+    bytes: usize,
+    held: Vec<Box<dyn std::any::Any + Send>>,
+}
+
+impl LetGo {
+    fn engines(&mut self, engines: Vec<IdleEngine>) {
+        self.bytes += engines.iter().map(|idle| idle.bytes).sum::<usize>();
+        self.held.extend(
+            engines
+                .into_iter()
+                .map(|idle| Box::new(idle) as Box<dyn std::any::Any + Send>),
+        );
+    }
+}
+
+/// A proving search or an analysis under way: the tables stay while one is.
+struct InUse(Arc<Mutex<SharedTables>>);
+
+impl InUse {
+    fn new(tables: &Arc<Mutex<SharedTables>>) -> InUse {
+        tables.lock().unwrap_or_else(|e| e.into_inner()).busy += 1;
+        InUse(tables.clone())
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        let mut tables = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        tables.busy -= 1;
+        tables.last_used = Some(Instant::now());
+    }
+}
+
 /// Engines waiting for their next search, oldest first.
 #[derive(Default)]
 struct Idle {
-    engines: Vec<(Kind, Box<AnyAi>, usize)>,
+    engines: Vec<IdleEngine>,
     bytes: usize,
+}
+
+struct IdleEngine {
+    kind: Kind,
+    engine: Box<AnyAi>,
+    bytes: usize,
+    since: Instant,
 }
 
 impl Idle {
     fn take(&mut self, kind: Kind) -> Option<Box<AnyAi>> {
-        let index = self.engines.iter().rposition(|(k, _, _)| *k == kind)?;
-        let (_, engine, bytes) = self.engines.remove(index);
-        self.bytes -= bytes;
-        Some(engine)
+        let index = self.engines.iter().rposition(|idle| idle.kind == kind)?;
+        let taken = self.engines.remove(index);
+        self.bytes -= taken.bytes;
+        Some(taken.engine)
     }
 
-    fn keep(&mut self, kind: Kind, engine: Box<AnyAi>, limit: usize) {
+    /// Keeps `engine` for the next search; the oldest past `limit` bytes
+    /// are handed back, for the caller to drop where freeing costs nobody.
+    #[must_use]
+    fn keep(&mut self, kind: Kind, engine: Box<AnyAi>, limit: usize) -> Vec<IdleEngine> {
         let bytes = engine.bytes();
-        self.engines.push((kind, engine, bytes));
+        self.engines.push(IdleEngine {
+            kind,
+            engine,
+            bytes,
+            since: Instant::now(),
+        });
         self.bytes += bytes;
+        let mut let_go = Vec::new();
         while self.bytes > limit && !self.engines.is_empty() {
-            let (_, _, freed) = self.engines.remove(0);
-            self.bytes -= freed;
+            let freed = self.engines.remove(0);
+            self.bytes -= freed.bytes;
+            let_go.push(freed);
         }
+        let_go
+    }
+
+    /// Drops the engines `drop` picks: the bytes freed.
+    /// Takes out the engines `pick` picks, for the caller to drop.
+    fn let_go(&mut self, pick: impl Fn(&IdleEngine) -> bool) -> Vec<IdleEngine> {
+        let (picked, kept) = std::mem::take(&mut self.engines)
+            .into_iter()
+            .partition(|idle| pick(idle));
+        self.engines = kept;
+        self.bytes = self.engines.iter().map(|idle| idle.bytes).sum();
+        picked
     }
 }
 
@@ -223,18 +305,47 @@ impl AiPool {
     pub fn new(settings: PoolSettings) -> AiPool {
         let workers = settings.workers.max(1);
         let analysis_deadline = settings.analysis_deadline;
-        AiPool {
+        let pool = AiPool {
             inner: Arc::new(Inner {
                 places: FairShare::new(workers),
                 jobs: Mutex::new(start_workers(workers)),
                 settings,
-                idle: Mutex::new(Idle::default()),
-                endgame: Arc::default(),
-                endgame_started: AtomicBool::new(false),
-                solver_table: OnceLock::new(),
-                analyses: crate::analysis::Analyses::with_deadline(analysis_deadline),
+                idle: Arc::default(),
+                tables: Arc::default(),
+                analyses: Arc::new(crate::analysis::Analyses::with_deadline(analysis_deadline)),
             }),
-        }
+        };
+        pool.let_go_when_quiet();
+        pool
+    }
+
+    /// Lets go of what has gone unused for [`LET_GO_AFTER`], for as long as
+    /// the pool lives (when made inside a runtime).
+    fn let_go_when_quiet(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let pool = Arc::downgrade(&self.inner);
+        runtime.spawn(async move {
+            let mut every = tokio::time::interval(LET_GO_CHECK);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                let Some(inner) = pool.upgrade() else {
+                    return;
+                };
+                let let_go = inner.let_go_unused(Instant::now(), LET_GO_AFTER);
+                drop(inner);
+                if let_go.bytes > 0 {
+                    tracing::info!(
+                        bytes = let_go.bytes,
+                        "AI tables and engines unused for a while: let go"
+                    );
+                    // Freed on a blocking thread, not on the runtime's.
+                    let _ = tokio::task::spawn_blocking(move || drop(let_go)).await;
+                }
+            }
+        });
     }
 
     /// Starts a search; `done` gets its outcome, even when cancelled.
@@ -262,8 +373,14 @@ impl AiPool {
         game: Game<AnyPosition>,
         asker: crate::analysis::Asker,
     ) -> Result<Arc<mancala_proto::game::GameAnalysis>, crate::analysis::Busy> {
+        let _in_use = InUse::new(&self.inner.tables);
         let tables = self.inner.proof_tables();
         self.inner.analyses.analyse(id, game, tables, asker).await
+    }
+
+    /// The process's post-game analyses: kept ones, and their keeper.
+    pub(crate) fn analyses(&self) -> &Arc<crate::analysis::Analyses> {
+        &self.inner.analyses
     }
 
     /// Bytes held by idle engines now.
@@ -294,41 +411,79 @@ impl Inner {
     /// starts building the endgame table on a thread of its own, at the
     /// AI's low priority; until it is there, proofs search to the end.
     fn proof_tables(&self) -> ProofTables {
-        let table = self.solver_table.get_or_init(|| {
-            Arc::new(SolverTable::new(
-                KalahOptions::default(),
-                self.settings.solver_table_bytes,
-            ))
-        });
-        self.start_endgame();
+        let mut tables = self.tables();
+        let solver = tables
+            .solver
+            .get_or_insert_with(|| {
+                Arc::new(SolverTable::new(
+                    KalahOptions::default(),
+                    self.settings.solver_table_bytes,
+                ))
+            })
+            .clone();
+        self.start_endgame(&mut tables);
         ProofTables {
-            table: Some(table.clone()),
-            endgame: self.endgame.get().cloned(),
+            table: Some(solver),
+            endgame: tables.endgame.clone(),
         }
     }
 
-    /// Gives a `Perfect` Kalah engine the process's proof tables.
-    fn lend_tables(&self, engine: &mut AnyAi) {
-        if engine.proves() {
-            engine.share(&self.proof_tables());
-        }
+    fn tables(&self) -> std::sync::MutexGuard<'_, SharedTables> {
+        self.tables.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn start_endgame(&self) {
+    /// Takes out the idle engines kept since `quiet` before `now`, and the
+    /// proof tables (with the idle engines that hold them) when no proving
+    /// search or analysis has used them since, for the caller to drop off
+    /// the runtime thread. The next `Perfect` search makes the solver table
+    /// again and starts a new endgame table.
+    fn let_go_unused(&self, now: Instant, quiet: Duration) -> LetGo {
+        let unused = |since: Instant| now.saturating_duration_since(since) >= quiet;
+        let mut let_go = LetGo::default();
+        let_go.engines(self.idle().let_go(|idle| unused(idle.since)));
+        let mut tables = self.tables();
+        let Some(last_used) = tables.last_used else {
+            return let_go;
+        };
+        if tables.busy > 0 || !unused(last_used) {
+            return let_go;
+        }
+        let_go.engines(self.idle().let_go(|idle| idle.engine.proves()));
+        if let Some(solver) = tables.solver.take() {
+            let_go.bytes += self.settings.solver_table_bytes;
+            let_go.held.push(Box::new(solver));
+        }
+        if !tables.building
+            && let Some(endgame) = tables.endgame.take()
+        {
+            let_go.bytes += endgame.bytes();
+            let_go.held.push(Box::new(endgame));
+        }
+        tables.last_used = None;
+        let_go
+    }
+
+    /// The proof tables a `Perfect` Kalah engine of `kind` is lent, in use
+    /// while the returned guard lives; `None` for every other engine.
+    fn tables_for(&self, kind: Kind) -> Option<(InUse, ProofTables)> {
+        let proves = kind.level == Level::Perfect && matches!(kind.variant, Variant::Kalah(_));
+        proves.then(|| (InUse::new(&self.tables), self.proof_tables()))
+    }
+
+    fn start_endgame(&self, tables: &mut SharedTables) {
         if (self.settings.endgame_stones == 0 && self.settings.endgame_file.is_none())
-            || self.endgame.get().is_some()
-            || self.endgame_started.swap(true, Ordering::AcqRel)
+            || tables.endgame.is_some()
+            || tables.building
         {
             return;
         }
-        let (cell, stones) = (self.endgame.clone(), self.settings.endgame_stones);
+        tables.building = true;
+        let (cell, stones) = (self.tables.clone(), self.settings.endgame_stones);
         let file = self.settings.endgame_file.clone();
         let started = std::thread::Builder::new()
             .name("ai-endgame".into())
             .spawn(move || {
-                let _ = thread_priority::set_current_thread_priority(
-                    thread_priority::ThreadPriority::Min,
-                );
+                mancala_platform::background::lower_priority();
                 let began = Instant::now();
                 let table = match file.as_deref().map(read_endgame) {
                     Some(Ok(table)) => table,
@@ -344,9 +499,12 @@ impl Inner {
                     seconds = began.elapsed().as_secs_f64(),
                     "the Perfect AI's endgame table is ready"
                 );
-                let _ = cell.set(Arc::new(table));
+                let mut tables = cell.lock().unwrap_or_else(|e| e.into_inner());
+                tables.endgame = Some(Arc::new(table));
+                tables.building = false;
             });
         if let Err(error) = started {
+            tables.building = false;
             tracing::warn!(%error, "building the endgame table");
         }
     }
@@ -372,17 +530,8 @@ impl Inner {
             variant: request.variant,
             level: request.level,
         };
-        let mut engine = match self.idle().take(kind) {
-            Some(engine) => engine,
-            None => match AnyAi::new(kind.variant, kind.level, request.seed) {
-                Ok(engine) => Box::new(engine),
-                Err(error) => {
-                    tracing::error!(%error, "no AI for this game");
-                    return Outcome::Nothing;
-                }
-            },
-        };
-        self.lend_tables(&mut engine);
+        let taken = self.idle().take(kind);
+        let tables = self.tables_for(kind);
         let share = budget_share(waited, &self.settings);
         let reduced = share != Share::Full;
         let flag = stop.halt.clone();
@@ -402,8 +551,25 @@ impl Inner {
             }
         });
         let (reply, answer) = oneshot::channel();
+        let (idle, idle_bytes) = (self.idle.clone(), self.settings.idle_bytes);
+        // An engine is made, and the ones past the idle budget let go, here
+        // on the worker: its tables are megabytes that the runtime thread
+        // (everyone's moves) must not spend its time zeroing or freeing.
         let job: Job = Box::new(move || {
-            let mut engine = engine;
+            let mut engine = match taken {
+                Some(engine) => engine,
+                None => match AnyAi::new(kind.variant, kind.level, request.seed) {
+                    Ok(engine) => Box::new(engine),
+                    Err(error) => {
+                        tracing::error!(%error, "no AI for this game");
+                        let _ = reply.send(None);
+                        return;
+                    }
+                },
+            };
+            if let Some((_, tables)) = &tables {
+                engine.share(tables);
+            }
             engine.reseed(request.seed);
             let mut budget = request.level.default_budget();
             if let Some(nodes) = budget.node_limit() {
@@ -418,7 +584,14 @@ impl Inner {
             let pit = engine
                 .choose(&request.game, &budget)
                 .map(|decision| decision.pit.get());
-            let _ = reply.send((engine, pit));
+            let let_go = idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .keep(kind, engine, idle_bytes);
+            drop(let_go);
+            // The tables stay in use until the engine is back.
+            drop(tables);
+            let _ = reply.send(pit);
         });
         let started = Instant::now();
         let queued = self
@@ -436,10 +609,9 @@ impl Inner {
         };
         timer.abort();
         place.release(started.elapsed());
-        let Ok((engine, pit)) = searched else {
+        let Ok(pit) = searched else {
             return Outcome::Nothing;
         };
-        self.idle().keep(kind, engine, self.settings.idle_bytes);
         match pit {
             // A cancelled search's move is for a position that is gone.
             Some(pit) if !stop.cancelled() => Outcome::Move { pit, reduced },
@@ -521,19 +693,24 @@ mod tests {
         // An Advanced search never asks for them.
         let (_, done) = outcome(&pool, kalah(Level::Advanced, 1)).await;
         done.await.unwrap();
-        assert!(!pool.inner.endgame_started.load(Ordering::Acquire));
-        assert!(pool.inner.solver_table.get().is_none());
+        assert!(!pool.inner.tables().building);
+        assert!(pool.inner.tables().solver.is_none());
         // The first Perfect search starts the build and does not wait for it.
         let (_, done) = outcome(&pool, kalah(Level::Perfect, 1)).await;
         done.await.unwrap();
-        assert!(pool.inner.endgame_started.load(Ordering::Acquire));
+        assert!(pool.inner.tables().building || pool.inner.tables().endgame.is_some());
         for _ in 0..1000 {
-            if pool.inner.endgame.get().is_some() {
+            if pool.inner.tables().endgame.is_some() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let table = pool.inner.endgame.get().expect("built within 10 s").clone();
+        let table = pool
+            .inner
+            .tables()
+            .endgame
+            .clone()
+            .expect("built within 10 s");
         assert_eq!(table.max_stones(), 8);
         // The next Perfect search proves with it; the engine goes back to
         // the idle ones holding the shared table, not a copy.
@@ -543,13 +720,18 @@ mod tests {
         let perfect: Vec<_> = idle
             .engines
             .iter()
-            .filter(|(kind, _, _)| kind.level == Level::Perfect)
+            .filter(|idle| idle.kind.level == Level::Perfect)
             .collect();
         assert_eq!(perfect.len(), 1);
-        let tables = perfect[0].1.proof_tables().expect("a Kalah engine").clone();
+        let tables = perfect[0]
+            .engine
+            .proof_tables()
+            .expect("a Kalah engine")
+            .clone();
         assert!(Arc::ptr_eq(tables.endgame.as_ref().unwrap(), &table));
-        let solver_table = pool.inner.solver_table.get().unwrap();
-        assert!(Arc::ptr_eq(tables.table.as_ref().unwrap(), solver_table));
+        let solver_table = pool.inner.tables().solver.clone().unwrap();
+        assert!(Arc::ptr_eq(tables.table.as_ref().unwrap(), &solver_table));
+        drop(solver_table);
         assert_eq!(
             Arc::strong_count(&table),
             4,
@@ -558,13 +740,54 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn a_quiet_ai_lets_go_of_its_tables_and_engines_and_makes_them_again_when_asked() {
+        let pool = AiPool::new(PoolSettings {
+            endgame_stones: 8,
+            ..settings(1, Duration::from_secs(10), 64 << 20)
+        });
+        let table = endgame_of(&pool).await;
+        let (_, done) = outcome(&pool, kalah(Level::Advanced, 3)).await;
+        done.await.unwrap();
+        assert!(pool.idle_bytes() > 0);
+        let quiet_since = pool.inner.tables().last_used.unwrap();
+        // Nothing has gone unused long enough: nothing goes.
+        let early = quiet_since + LET_GO_AFTER - Duration::from_secs(1);
+        assert_eq!(pool.inner.let_go_unused(early, LET_GO_AFTER).bytes, 0);
+        // The Perfect engine, idle since its search, goes; the Advanced one
+        // kept after it stays, and so do the tables while one uses them.
+        let in_use = InUse::new(&pool.inner.tables);
+        let late = quiet_since + LET_GO_AFTER;
+        assert!(pool.inner.let_go_unused(late, LET_GO_AFTER).bytes > 0);
+        assert!(pool.idle_bytes() > 0, "the Advanced engine stays");
+        assert!(pool.inner.tables().solver.is_some());
+        drop(in_use);
+        let late = pool.inner.tables().last_used.unwrap() + LET_GO_AFTER;
+        let let_go = pool.inner.let_go_unused(late, LET_GO_AFTER).bytes;
+        assert!(let_go >= (1 << 20) + table.bytes(), "{let_go}");
+        assert_eq!(pool.idle_bytes(), 0);
+        assert!(pool.inner.tables().solver.is_none());
+        assert!(pool.inner.tables().endgame.is_none());
+        assert_eq!(
+            Arc::strong_count(&table),
+            1,
+            "nothing but this test holds the old endgame table"
+        );
+        // Let go once: a second look finds nothing more.
+        assert_eq!(pool.inner.let_go_unused(late, LET_GO_AFTER).bytes, 0);
+        // The next Perfect search makes them again.
+        let again = endgame_of(&pool).await;
+        assert!(!Arc::ptr_eq(&again, &table));
+        assert!(pool.inner.tables().solver.is_some());
+    }
+
     /// The endgame table the pool has once a Perfect search asked for it.
     async fn endgame_of(pool: &AiPool) -> Arc<Endgame> {
         let (_, done) = outcome(pool, kalah(Level::Perfect, 1)).await;
         done.await.unwrap();
         for _ in 0..1000 {
-            if let Some(table) = pool.inner.endgame.get() {
-                return table.clone();
+            if let Some(table) = pool.inner.tables().endgame.clone() {
+                return table;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }

@@ -1,14 +1,18 @@
-//! Post-game analysis as the service offers it: one at a time per
-//! instance, on a thread of its own at the AI's lowest priority (moves and
-//! the database come first), under a deadline, and kept for the next
-//! viewer. A finished game never changes, so what was worked out stays
-//! true; a cache bounded by count keeps memory bounded.
+//! Post-game analysis as the service offers it: on threads of their own at
+//! the AI's lowest priority (moves and the database come first), under a
+//! deadline, and kept for the next viewer (in memory, bounded by count, and
+//! in Postgres through the keeper, bounded by bytes). A finished game never
+//! changes, so what was worked out stays true.
 //!
 //! A game is worked out once however many ask at the same moment (both
 //! players at the end of a game, a crowd of watchers): whoever asks while
-//! it runs waits for that one result. The game's own players go ahead of
-//! everyone else for the instance's one place and wait for it as long as
-//! it takes; others are told to come back when the place stays taken.
+//! it runs waits for that one result. The instance has one shared place to
+//! analyse in: the game's own players go first and wait for it as long as
+//! it takes; then the analyses started at a game's end (which its watchers
+//! join); strangers are told to come back when it stays taken. Players
+//! also have a second place of their own, so they never wait behind a
+//! stranger. Each analysis worked out here is handed to the keeper
+//! ([`Analyses::keep_worked_in`]), which stores it for every instance.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +35,7 @@ const QUEUE_WAIT: Duration = Duration::from_secs(2);
 /// Analyses kept.
 const CACHED: usize = 256;
 
-/// Another analysis holds the instance's one place.
+/// The analysis places stayed taken.
 #[derive(Debug)]
 pub(crate) struct Busy;
 
@@ -40,9 +44,16 @@ pub(crate) struct Busy;
 pub(crate) enum Asker {
     /// A player of the game: waits for the place, ahead of others.
     Player,
+    /// The game's host as it ends, for the players and watchers about to
+    /// ask: waits for the place behind players, ahead of strangers.
+    AtTheEnd,
     /// Anyone else: waits a moment, then is told to come back.
     Other,
 }
+
+/// Analyses started at games' ends may wait for the place at once; more
+/// are not started (their games are worked out when someone asks).
+const AT_THE_END_WAITING: usize = 8;
 
 /// The instance's analyses: the running ones, those kept, and the place.
 pub(crate) struct Analyses {
@@ -53,6 +64,10 @@ pub(crate) struct Analyses {
     /// Analyses under way, each with the channel its result comes on;
     /// everyone asking for the same game listens to the same one.
     running: Mutex<HashMap<Uuid, watch::Receiver<Option<Arc<GameAnalysis>>>>>,
+    /// Analyses started at games' ends and not done yet.
+    at_the_end: std::sync::atomic::AtomicUsize,
+    /// Where analyses worked out here go to be stored.
+    keeper: Mutex<Option<tokio::sync::mpsc::UnboundedSender<Arc<GameAnalysis>>>>,
 }
 
 #[derive(Default)]
@@ -84,7 +99,38 @@ impl Analyses {
             deadline,
             kept: Mutex::default(),
             running: Mutex::default(),
+            keeper: Mutex::default(),
+            at_the_end: Default::default(),
         }
+    }
+
+    /// Hands every analysis worked out here from now on to `keeper`.
+    pub(crate) fn keep_worked_in(
+        &self,
+        keeper: tokio::sync::mpsc::UnboundedSender<Arc<GameAnalysis>>,
+    ) {
+        *self.keeper.lock().unwrap_or_else(|e| e.into_inner()) = Some(keeper);
+    }
+
+    /// The analysis of `id` if this instance has it in memory.
+    pub(crate) fn in_memory(&self, id: Uuid) -> Option<Arc<GameAnalysis>> {
+        self.cached(id)
+    }
+
+    /// Remembers an analysis read from the store, for the next to ask.
+    pub(crate) fn remember(&self, analysis: Arc<GameAnalysis>) {
+        self.keep(analysis);
+    }
+
+    /// Leave to start one more analysis at a game's end, held until it is
+    /// done; `None` when enough are under way or waiting.
+    pub(crate) fn at_the_end(self: &Arc<Self>) -> Option<AtTheEnd> {
+        let pending = self.at_the_end.fetch_add(1, Ordering::AcqRel);
+        if pending >= AT_THE_END_WAITING {
+            self.at_the_end.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(AtTheEnd(self.clone()))
     }
 
     fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -126,6 +172,15 @@ impl Analyses {
     fn finished(&self, id: Uuid) {
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         running.remove(&id);
+    }
+}
+
+/// An analysis started at a game's end, counted until dropped.
+pub(crate) struct AtTheEnd(Arc<Analyses>);
+
+impl Drop for AtTheEnd {
+    fn drop(&mut self) {
+        self.0.at_the_end.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -172,6 +227,11 @@ impl Analyses {
                     if let Ok(analysis) = &worked {
                         self.keep(analysis.clone());
                         tell.send_replace(Some(analysis.clone()));
+                        if let Some(keeper) =
+                            &*self.keeper.lock().unwrap_or_else(|e| e.into_inner())
+                        {
+                            let _ = keeper.send(analysis.clone());
+                        }
                     }
                     return worked;
                 }
@@ -187,7 +247,7 @@ impl Analyses {
         asker: Asker,
     ) -> Result<Arc<GameAnalysis>, Busy> {
         let wait = match asker {
-            Asker::Player => None,
+            Asker::Player | Asker::AtTheEnd => None,
             Asker::Other => Some(self.queue_wait),
         };
         let Some(_place) = self.place.take(asker, wait).await else {
@@ -197,15 +257,14 @@ impl Analyses {
         if let Some(kept) = self.cached(id) {
             return Ok(kept);
         }
+        metrics::counter!("game_analyses_started_total", "asker" => asker.name()).increment(1);
         let stop = Arc::new(AtomicBool::new(false));
         let (reply, reviews) = oneshot::channel();
         let worker_stop = stop.clone();
         let started = std::thread::Builder::new()
             .name("ai-analysis".into())
             .spawn(move || {
-                let _ = thread_priority::set_current_thread_priority(
-                    thread_priority::ThreadPriority::Min,
-                );
+                mancala_platform::background::lower_priority();
                 let reviews = analyse(&game, &AnalysisPlan::default(), &tables, worker_stop);
                 let _ = reply.send(reviews);
             });
@@ -230,8 +289,22 @@ impl Analyses {
     }
 }
 
-/// The instance's one place to analyse in, handed on as it frees: to the
-/// players who wait for it first, in the order they came, then to others.
+impl Asker {
+    fn name(self) -> &'static str {
+        match self {
+            Asker::Player => "player",
+            Asker::AtTheEnd => "at_the_end",
+            Asker::Other => "other",
+        }
+    }
+}
+
+/// The instance's place to analyse in, handed on as it frees: to the
+/// players who wait for it first, in the order they came, then to the
+/// analyses started at games' ends, then to others. A game's players also
+/// have a second place of their own: a player never waits behind a
+/// stranger's analysis (up to its deadline), only behind another player's.
+const PLAYERS_PLACES: usize = 2;
 #[derive(Default)]
 struct Place {
     state: Mutex<PlaceState>,
@@ -239,8 +312,10 @@ struct Place {
 
 #[derive(Default)]
 struct PlaceState {
-    taken: bool,
+    /// Analyses running.
+    running: usize,
     players: VecDeque<oneshot::Sender<()>>,
+    at_the_end: VecDeque<oneshot::Sender<()>>,
     others: VecDeque<oneshot::Sender<()>>,
 }
 
@@ -263,13 +338,18 @@ impl Place {
     async fn take(&self, asker: Asker, wait: Option<Duration>) -> Option<Held<'_>> {
         let mut handed = {
             let mut state = self.state();
-            if !state.taken {
-                state.taken = true;
+            let places = match asker {
+                Asker::Player => PLAYERS_PLACES,
+                Asker::AtTheEnd | Asker::Other => 1,
+            };
+            if state.running < places {
+                state.running += 1;
                 return Some(Held(self));
             }
             let (hand, handed) = oneshot::channel();
             match asker {
                 Asker::Player => state.players.push_back(hand),
+                Asker::AtTheEnd => state.at_the_end.push_back(hand),
                 Asker::Other => state.others.push_back(hand),
             }
             handed
@@ -284,21 +364,34 @@ impl Place {
         // Given up: refuse the place from now on, but keep it if it was
         // handed over in the meantime (else nobody would ever free it).
         handed.close();
-        handed.try_recv().is_ok().then_some(Held(self))
+        // (`then`, not `then_some`: a `Held` made and dropped here would
+        // hand on a place this request never had.)
+        handed.try_recv().is_ok().then(|| Held(self))
     }
 
     fn hand_on(&self) {
         let mut state = self.state();
+        state.running -= 1;
+        while let Some(next) = state.players.pop_front() {
+            if next.send(()).is_ok() {
+                state.running += 1;
+                return;
+            }
+        }
+        // The shared place, if it is the one that freed.
+        if state.running > 0 {
+            return;
+        }
         while let Some(next) = state
-            .players
+            .at_the_end
             .pop_front()
             .or_else(|| state.others.pop_front())
         {
             if next.send(()).is_ok() {
+                state.running += 1;
                 return;
             }
         }
-        state.taken = false;
     }
 }
 
@@ -382,12 +475,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_player_waits_for_the_place_however_long_it_stays_taken() {
+    async fn a_player_never_waits_behind_a_stranger_only_behind_players() {
         let analyses = Arc::new(Analyses {
             queue_wait: Duration::ZERO,
             ..Analyses::default()
         });
-        let taken = analyses.place.take(Asker::Other, None).await.unwrap();
+        // A stranger's analysis runs: a player has a place of their own.
+        let stranger = analyses.place.take(Asker::Other, None).await.unwrap();
+        let at_once = analyses
+            .analyse(
+                Uuid::now_v7(),
+                finished_game(),
+                ProofTables::default(),
+                Asker::Player,
+            )
+            .await;
+        assert!(at_once.is_ok());
+        // Both places taken (a stranger's and a player's): a player waits
+        // for one however long it takes.
+        let taken = analyses.place.take(Asker::Player, None).await.unwrap();
+        drop(stranger);
+        let stranger = analyses
+            .place
+            .take(Asker::Other, Some(Duration::ZERO))
+            .await;
+        assert!(
+            stranger.is_none(),
+            "a player's analysis runs: strangers wait"
+        );
+        let other_player = analyses.place.take(Asker::Player, None).await.unwrap();
         let id = Uuid::now_v7();
         let asking = {
             let analyses = analyses.clone();
@@ -402,15 +518,22 @@ mod tests {
         assert!(!asking.is_finished(), "waiting, not refused");
         drop(taken);
         assert_eq!(asking.await.unwrap().unwrap(), id);
+        drop(other_player);
+        assert_eq!(analyses.place.state().running, 0);
     }
 
     #[tokio::test]
-    async fn players_are_handed_the_place_before_others_who_came_first() {
+    async fn players_then_games_ends_then_strangers_are_handed_the_place() {
         let place = Arc::new(Place::default());
-        let held = place.take(Asker::Other, None).await.unwrap();
+        let held = place.take(Asker::Player, None).await.unwrap();
+        let also_held = place.take(Asker::Player, None).await.unwrap();
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut waiting = Vec::new();
-        for (name, asker) in [("other", Asker::Other), ("player", Asker::Player)] {
+        for (name, asker) in [
+            ("other", Asker::Other),
+            ("end", Asker::AtTheEnd),
+            ("player", Asker::Player),
+        ] {
             let (place, order) = (place.clone(), order.clone());
             waiting.push(tokio::spawn(async move {
                 let _held = place.take(asker, None).await.unwrap();
@@ -420,11 +543,47 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         drop(held);
+        // The player took the freed place; the others wait for none to run.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(*order.lock().unwrap(), ["player"]);
+        drop(also_held);
         for task in waiting {
             task.await.unwrap();
         }
-        assert_eq!(*order.lock().unwrap(), ["player", "other"]);
-        assert!(!place.state().taken, "free again once the last let go");
+        assert_eq!(*order.lock().unwrap(), ["player", "end", "other"]);
+        assert_eq!(place.state().running, 0, "free again once the last let go");
+    }
+
+    #[tokio::test]
+    async fn each_analysis_worked_out_is_handed_to_the_keeper_once() {
+        let analyses = Arc::new(Analyses::default());
+        let (keeper, mut kept) = tokio::sync::mpsc::unbounded_channel();
+        analyses.keep_worked_in(keeper);
+        let id = Uuid::now_v7();
+        let asking: Vec<_> = (0..3)
+            .map(|_| {
+                let analyses = analyses.clone();
+                tokio::spawn(async move {
+                    analyses
+                        .analyse(id, finished_game(), ProofTables::default(), Asker::Player)
+                        .await
+                        .is_ok()
+                })
+            })
+            .collect();
+        for answer in asking {
+            assert!(answer.await.unwrap());
+        }
+        assert_eq!(kept.recv().await.unwrap().id, id);
+        assert!(kept.try_recv().is_err(), "worked out once, handed on once");
+        // Read back from the store, it is served from memory.
+        let other = Arc::new(GameAnalysis {
+            id: Uuid::now_v7(),
+            complete: true,
+            moves: Vec::new(),
+        });
+        analyses.remember(other.clone());
+        assert!(Arc::ptr_eq(&analyses.in_memory(other.id).unwrap(), &other));
     }
 
     #[tokio::test]

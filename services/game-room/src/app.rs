@@ -58,6 +58,7 @@ impl GameRoom {
             solver_table_bytes: room_settings.ai_solver_table_bytes,
             analysis_deadline: room_settings.analysis_deadline,
         });
+        keep_analyses(&ai, postgres.clone(), room_settings.analysis_kept_bytes);
         // The games in progress write through connections of their own, so
         // a burst of other work (sign-ins, lists, loads) that empties the
         // shared pool cannot make a move wait for one.
@@ -107,6 +108,21 @@ impl GameRoom {
     }
 }
 
+/// Stores every analysis this instance works out, one at a time, for every
+/// instance and every restart after (a failed write is only logged: the
+/// analysis is worked out again when next asked).
+fn keep_analyses(ai: &AiPool, postgres: PgPool, budget: usize) {
+    let (keeper, mut worked) = tokio::sync::mpsc::unbounded_channel();
+    ai.analyses().keep_worked_in(keeper);
+    tokio::spawn(async move {
+        while let Some(analysis) = worked.recv().await {
+            if let Err(error) = crate::store::keep_analysis(&postgres, &analysis, budget).await {
+                tracing::warn!(%error, game = %analysis.id, "keeping an analysis");
+            }
+        }
+    });
+}
+
 /// The group commit's own pool: two flushes in flight, each on two
 /// connections, and two to spare while a broken one is replaced. Lazy, so
 /// the service starts as before when Postgres is slow to answer. (The URL
@@ -135,6 +151,7 @@ impl Application {
         // Bound first, so the address can be advertised to other instances.
         let listener = std::net::TcpListener::bind(settings.bind)?;
         let address = listener.local_addr()?;
+        room_settings.instance.name_after(address);
         room_settings
             .instance_url
             .get_or_insert_with(|| format!("http://{address}"));

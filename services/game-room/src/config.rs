@@ -104,6 +104,21 @@ pub struct GameRoomSettings {
     /// when it runs out.
     #[arg(env = "APP_ANALYSIS_DEADLINE_MS", default_value = "10000", value_parser = positive_millis)]
     pub analysis_deadline: Duration,
+    /// Megabytes of finished games' analyses kept in Postgres for every
+    /// instance; past it the oldest go (and are worked out again if asked).
+    #[arg(env = "APP_ANALYSIS_KEPT_MB", default_value = "256", value_parser = megabytes)]
+    pub analysis_kept_bytes: usize,
+    /// Analyses not kept yet that someone other than the game's players
+    /// may have worked out, `max/window_seconds`, per account or, signed
+    /// out, per address.
+    #[arg(env = "APP_LIMIT_ANALYSES_PER_CALLER", default_value = "12/600")]
+    pub analyses_per_caller: Limit,
+    /// Take the client's address from `Forwarded`/`X-Forwarded-For`. Only
+    /// behind a proxy that sets them; otherwise a client could pick its own
+    /// address and dodge the limits.
+    #[arg(env = "APP_TRUST_FORWARDED_FOR", default_value_t = false,
+          action = clap::ArgAction::Set)]
+    pub trust_forwarded_for: bool,
     /// A resignation of a game asked for as rated, between two people,
     /// before this many plies is a quick one: it counts against the
     /// resigner's fair-play record (as does not starting, aborting before

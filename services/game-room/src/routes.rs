@@ -229,10 +229,12 @@ pub(crate) async fn game_record(
 
 /// Every move of a finished game, judged: exact values for Kalah where the
 /// solver proves them, the Advanced engine's estimates elsewhere. Worked
-/// out on the first request (up to about ten seconds, one game at a time
-/// per instance) and kept; everyone asking while it runs gets that one
-/// result. The game's players (with their bearer token) go first and are
-/// never told to come back; others may be, when the instance is busy.
+/// out once (up to about ten seconds, one game at a time per instance; a
+/// rated or watched game's at its end) and kept for every instance;
+/// everyone asking while it runs gets that one result. The game's players
+/// (with their bearer token) go first and are never told to come back;
+/// others may be, when the instance is busy, and may have only so many
+/// analyses worked out for them (per account, or per address signed out).
 #[utoipa::path(
     get,
     path = "/v1/games/{id}/analysis",
@@ -243,6 +245,7 @@ pub(crate) async fn game_record(
         (status = 404, description = "`not_found`", body = ErrorBody),
         (status = 409, description = "`not_allowed`: the game is not over", body = ErrorBody),
         (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After` (never to the game's players)", body = ErrorBody),
+        (status = 429, description = "`rate_limited`: this caller had enough analyses worked out for now; see `Retry-After` (never the game's players, nor an analysis already kept)", body = ErrorBody),
         (status = 401, description = "`token_invalid` or `token_expired`: a bearer token was sent and is not good", body = ErrorBody),
         (status = 400, description = "`invalid_input`: not an id", body = ErrorBody),
     )
@@ -251,9 +254,31 @@ pub(crate) async fn game_analysis(
     id: web::Path<Uuid>,
     caller: MaybeAuthenticated,
     hosted: web::Data<HostedGames>,
+    request: HttpRequest,
 ) -> Result<web::Json<GameAnalysis>, ApiError> {
     let deps = hosted.deps();
     let id = id.into_inner();
+    let analyses = deps.ai.analyses();
+    if let Some(kept) = analyses.in_memory(id) {
+        return Ok(web::Json((*kept).clone()));
+    }
+    if let Some(kept) = store::analysis(&deps.reads, id).await? {
+        let kept = std::sync::Arc::new(kept);
+        analyses.remember(kept.clone());
+        return Ok(web::Json((*kept).clone()));
+    }
+    let stranger = match caller.0 {
+        Some(caller) => caller.player_id.to_string(),
+        None => format!(
+            "address:{}",
+            client_address(&request, deps.settings.trust_forwarded_for)
+        ),
+    };
+    if caller.0.is_none() {
+        // Signed out, so not a player of the game: a stranger past the
+        // limit is refused before the game is loaded and replayed.
+        limit_analyses(deps, &stranger, Count::Peek).await?;
+    }
     // The game as hosts load it: its row and moves in one snapshot,
     // replayed through the rules.
     let live = crate::game::load::load(&deps.postgres, id)
@@ -281,6 +306,9 @@ pub(crate) async fn game_analysis(
             .any(|seat| seat.player == Some(caller.player_id))
     });
     let asker = if player { Asker::Player } else { Asker::Other };
+    if asker == Asker::Other {
+        limit_analyses(deps, &stranger, Count::Hit).await?;
+    }
     match deps.ai.analyse(id, game, asker).await {
         Ok(analysis) => Ok(web::Json((*analysis).clone())),
         Err(_) => Err(ApiError {
@@ -291,6 +319,55 @@ pub(crate) async fn game_analysis(
             )
         }),
     }
+}
+
+/// Whether a limit check counts an event or only looks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Count {
+    Peek,
+    Hit,
+}
+
+/// Counts (or, peeking, checks) an analysis worked out for someone other
+/// than the game's players; refused past `APP_LIMIT_ANALYSES_PER_CALLER`.
+/// A Redis outage lets it through (the shared place still bounds the work).
+async fn limit_analyses(
+    deps: &crate::game::host::Deps,
+    subject: &str,
+    count: Count,
+) -> Result<(), ApiError> {
+    use mancala_platform::ratelimit;
+    let limit = deps.settings.analyses_per_caller;
+    let now = deps.clock.now_secs();
+    let decision = match count {
+        Count::Peek => ratelimit::peek(&deps.redis, "analyses", subject, limit, now).await,
+        Count::Hit => ratelimit::hit(&deps.redis, "analyses", subject, limit, now).await,
+    };
+    match decision {
+        Ok(mancala_platform::ratelimit::Decision::Limited { retry_after }) => Err(ApiError {
+            retry_after: Some(retry_after),
+            ..ApiError::new(
+                ErrorCode::RateLimited,
+                format!("enough analyses worked out for you for now; retry in {retry_after} s"),
+            )
+        }),
+        Ok(mancala_platform::ratelimit::Decision::Allowed { .. }) => Ok(()),
+        Err(error) => {
+            tracing::warn!(%error, "counting analyses");
+            Ok(())
+        }
+    }
+}
+
+/// The address a limit counts against: the TCP peer, or the proxy's
+/// `Forwarded`/`X-Forwarded-For` when the deployment trusts it.
+fn client_address(request: &HttpRequest, trust_forwarded_for: bool) -> String {
+    if trust_forwarded_for && let Some(address) = request.connection_info().realip_remote_addr() {
+        return address.to_owned();
+    }
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_owned(), |peer| peer.ip().to_string())
 }
 
 /// Filters of the game lists.

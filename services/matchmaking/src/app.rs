@@ -179,10 +179,11 @@ impl Application {
     pub async fn build(
         settings: Settings,
         account_settings: AccountSettings,
-        match_settings: MatchSettings,
+        mut match_settings: MatchSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
         let listener = std::net::TcpListener::bind(settings.bind)?;
+        match_settings.instance.name_after(listener.local_addr()?);
         let postgres = connect_postgres(&settings.database_url, 16).await?;
         MIGRATOR.run(&postgres).await?;
         let redis = Redis::connect_as(

@@ -37,11 +37,27 @@ struct Args {
     json: Option<std::path::PathBuf>,
     #[arg(long, default_value = "")]
     label: String,
+    /// Also run an honest player against this AI level (e.g. `advanced`),
+    /// timing each AI reply, beside the hotseat probe.
+    #[arg(long)]
+    ai_probe: Option<String>,
+    /// After the last attack, wait this long and read the server's memory
+    /// again: what the crowd left behind.
+    #[arg(long, default_value_t = 0)]
+    settle_secs: u64,
 }
 
 /// The probe's round trips, gathered while it runs (on its own thread, so
 /// that the attacks' client work never delays its reads).
 type Samples = Arc<Mutex<Vec<Duration>>>;
+
+/// What the probes gather: the hotseat player's move round trips and the
+/// honest AI player's reply times.
+#[derive(Default)]
+struct Probes {
+    moves: Samples,
+    ai_replies: Samples,
+}
 
 /// Plays hotseat Oware moves every 20 ms, for ever, recording each move's
 /// round trip; a finished game makes the next.
@@ -96,8 +112,24 @@ struct Row {
     outcome: String,
     p50_ms: f64,
     p99_ms: f64,
+    rss_before_mb: f64,
+    /// jemalloc's allocated and resident bytes before the attack (MB).
+    heap_before_mb: (f64, f64),
     rss_peak_mb: f64,
     rss_after_mb: f64,
+    /// The honest AI player's reply times, when it runs.
+    ai_replies: Option<(usize, f64, f64)>,
+}
+
+/// jemalloc's allocated and resident megabytes, from the server's metrics.
+async fn heap(base: &str) -> (f64, f64) {
+    let read = |kind: &'static str| async move {
+        abuse::gauge(base, &format!("heap_bytes{{kind=\"{kind}\"}}"))
+            .await
+            .unwrap_or(0.0)
+            / (1 << 20) as f64
+    };
+    (read("allocated").await, read("resident").await)
 }
 
 async fn fresh_guest(base: &str) -> Guest {
@@ -105,13 +137,17 @@ async fn fresh_guest(base: &str) -> Guest {
 }
 
 /// Runs `attack` while sampling the probe and the server's memory.
-async fn phase<F, Fut>(name: &str, args: &Args, samples: &Samples, attack: F) -> Row
+async fn phase<F, Fut>(name: &str, args: &Args, probes: &Probes, attack: F) -> Row
 where
     F: FnOnce(Instant) -> Fut,
     Fut: std::future::Future<Output = String>,
 {
+    let rss_before = server_stats::read(&[args.server_pid]).rss_bytes as f64 / (1 << 20) as f64;
+    let heap_before = heap(&args.base).await;
     let until = Instant::now() + Duration::from_secs(args.phase_secs);
+    let samples = &probes.moves;
     samples.lock().unwrap().clear();
+    probes.ai_replies.lock().unwrap().clear();
     let peak = Rc::new(RefCell::new(0u64));
     let sampler = {
         let (peak, pid) = (peak.clone(), args.server_pid);
@@ -129,13 +165,25 @@ where
     sampler.abort();
     let mut taken: Vec<Duration> = samples.lock().unwrap().drain(..).collect();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let ai_replies = args.ai_probe.as_ref().map(|_| {
+        let mut replies: Vec<Duration> = probes.ai_replies.lock().unwrap().drain(..).collect();
+        let count = replies.len();
+        (
+            count,
+            ms(percentile(&mut replies, 0.50)),
+            ms(percentile(&mut replies, 0.99)),
+        )
+    });
     let row = Row {
         attack: name.to_owned(),
         outcome,
         p50_ms: ms(percentile(&mut taken, 0.50)),
         p99_ms: ms(percentile(&mut taken, 0.99)),
+        rss_before_mb: rss_before,
+        heap_before_mb: heap_before,
         rss_peak_mb: *peak.borrow() as f64 / (1 << 20) as f64,
         rss_after_mb: server_stats::read(&[args.server_pid]).rss_bytes as f64 / (1 << 20) as f64,
+        ai_replies,
     };
     eprintln!(
         "{name}: p50 {:.1} ms, p99 {:.1} ms over {} moves; RSS peak {:.0} MB; {}",
@@ -145,6 +193,11 @@ where
         row.rss_peak_mb,
         row.outcome
     );
+    if let Some((count, p50, p99)) = row.ai_replies {
+        eprintln!(
+            "{name}: the honest AI replied in p50 {p50:.0} ms, p99 {p99:.0} ms ({count} replies)"
+        );
+    }
     // Let the server settle before the next attack.
     tokio::time::sleep(Duration::from_secs(2)).await;
     row
@@ -158,17 +211,29 @@ fn main() {
 async fn run(args: Args) {
     let base = args.base.trim_end_matches('/').to_owned();
     let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
-    let samples: Samples = Arc::default();
+    let probes = Probes::default();
     let probe_game = Arc::new(Mutex::new(String::new()));
     {
-        let (base, samples, game) = (base.clone(), samples.clone(), probe_game.clone());
+        let (base, samples, game) = (base.clone(), probes.moves.clone(), probe_game.clone());
         std::thread::spawn(move || {
             actix_rt::System::new().block_on(probe(base, samples, game));
         });
     }
+    if let Some(level) = &args.ai_probe {
+        let level: &'static str = Box::leak(level.clone().into_boxed_str());
+        let (base, replies) = (base.clone(), probes.ai_replies.clone());
+        std::thread::spawn(move || {
+            actix_rt::System::new().block_on(abuse::honest_ai_player(
+                base,
+                level,
+                Duration::from_millis(300),
+                replies,
+            ));
+        });
+    }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let mut rows = vec![
-        phase("baseline", &args, &samples, |_| async {
+        phase("baseline", &args, &probes, |_| async {
             String::from("the probe alone")
         })
         .await,
@@ -179,7 +244,7 @@ async fn run(args: Args) {
             phase(
                 "200 Perfect games asked, 40 played fast",
                 &args,
-                &samples,
+                &probes,
                 |until| {
                     let base = base.clone();
                     async move {
@@ -203,7 +268,7 @@ async fn run(args: Args) {
             phase(
                 "20 guests, 10 Perfect games each, played fast",
                 &args,
-                &samples,
+                &probes,
                 |until| {
                     let base = base.clone();
                     async move {
@@ -235,12 +300,53 @@ async fn run(args: Args) {
             .await,
         );
     }
+    if wanted("analysis") {
+        rows.push(
+            phase(
+                "16 strangers asking for the analyses of 60 finished games",
+                &args,
+                &probes,
+                |until| {
+                    let base = base.clone();
+                    async move {
+                        // Six players make the games: 10 each keeps within
+                        // the games one player may make a minute.
+                        let mut games = Vec::new();
+                        for _ in 0..6 {
+                            let maker = fresh_guest(&base).await;
+                            for _ in 0..10 {
+                                if let Some(game) = abuse::hotseat_game_played(&base, &maker).await
+                                {
+                                    games.push(game);
+                                }
+                            }
+                        }
+                        let honest = fresh_guest(&base).await;
+                        let flood = abuse::analysis_flood(&base, &games, 16, &honest, until).await;
+                        let mut waits = flood.player_waits.clone();
+                        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+                        format!(
+                            "{} games; strangers: {}; the players of {} just-finished games: {} \
+                             (their wait p50 {:.0} ms, max {:.0} ms)",
+                            games.len(),
+                            flood.strangers,
+                            waits.len(),
+                            flood.players,
+                            ms(percentile(&mut waits, 0.5)),
+                            ms(percentile(&mut waits, 1.0)),
+                        )
+                    }
+                },
+            )
+            .await,
+        );
+    }
     if wanted("undo") {
         rows.push(
             phase(
                 "3 Perfect games, move + undo every 0.2 s",
                 &args,
-                &samples,
+                &probes,
                 |until| {
                     let base = base.clone();
                     async move {
@@ -267,7 +373,7 @@ async fn run(args: Args) {
     }
     if wanted("hoard") {
         rows.push(
-            phase("one guest: 200 AI, 200 invites, 100 hotseat, 300 + 300 sockets", &args, &samples, |until| {
+            phase("one guest: 200 AI, 200 invites, 100 hotseat, 300 + 300 sockets", &args, &probes, |until| {
                 let base = base.clone();
                 async move {
                     let hoarder = fresh_guest(&base).await;
@@ -295,7 +401,7 @@ async fn run(args: Args) {
             phase(
                 "100 anonymous watchers sending sync",
                 &args,
-                &samples,
+                &probes,
                 |until| {
                     let base = base.clone();
                     async move {
@@ -309,7 +415,7 @@ async fn run(args: Args) {
     }
     if wanted("slow") {
         rows.push(
-            phase("50 bodies at a byte every 5 s", &args, &samples, |_| {
+            phase("50 bodies at a byte every 5 s", &args, &probes, |_| {
                 let base = base.clone();
                 async move {
                     let (ended, tally) = actix_rt::task::spawn_blocking(move || {
@@ -333,7 +439,7 @@ async fn run(args: Args) {
             phase(
                 "sign-in + sign-out, 20 a second, over 6 accounts",
                 &args,
-                &samples,
+                &probes,
                 |until| {
                     let base = base.clone();
                     async move {
@@ -356,34 +462,46 @@ async fn run(args: Args) {
     }
     if wanted("bad") {
         rows.push(
-            phase(
-                "NUL bytes and out-of-range cursors",
-                &args,
-                &samples,
-                |_| {
-                    let base = base.clone();
-                    async move {
-                        let answers = abuse::bad_values(&base).await;
-                        let mut tally = Tally::default();
-                        for (_, status) in &answers {
-                            tally.add(*status);
-                        }
-                        format!("{tally}")
+            phase("NUL bytes and out-of-range cursors", &args, &probes, |_| {
+                let base = base.clone();
+                async move {
+                    let answers = abuse::bad_values(&base).await;
+                    let mut tally = Tally::default();
+                    for (_, status) in &answers {
+                        tally.add(*status);
                     }
-                },
-            )
+                    format!("{tally}")
+                }
+            })
             .await,
         );
     }
 
+    let settled = if args.settle_secs > 0 {
+        tokio::time::sleep(Duration::from_secs(args.settle_secs)).await;
+        let rss = server_stats::read(&[args.server_pid]).rss_bytes as f64 / (1 << 20) as f64;
+        Some((rss, heap(&args.base).await))
+    } else {
+        None
+    };
     let baseline = rows[0].p99_ms.max(0.001);
+    let ai_column = args.ai_probe.is_some();
     let mut table = format!(
-        "{}\n\n| attack | what the server did | probe move p50 / p99 | p99 ÷ baseline | server RSS peak / after |\n|---|---|---|---|---|\n",
-        args.label
+        "{}\n\n| attack | what the server did | probe move p50 / p99 | p99 ÷ baseline |{} server RSS peak / after |\n|---|---|---|---|{}---|\n",
+        args.label,
+        if ai_column {
+            " honest AI reply p50 / p99 (replies) |"
+        } else {
+            ""
+        },
+        if ai_column { "---|" } else { "" },
     );
     for row in &rows {
+        let ai = row.ai_replies.map_or(String::new(), |(count, p50, p99)| {
+            format!(" {p50:.0} / {p99:.0} ms ({count}) |")
+        });
         table.push_str(&format!(
-            "| {} | {} | {:.1} / {:.1} ms | {:.1}× | {:.0} / {:.0} MB |\n",
+            "| {} | {} | {:.1} / {:.1} ms | {:.1}× |{ai} {:.0} / {:.0} MB |\n",
             row.attack,
             row.outcome,
             row.p50_ms,
@@ -393,6 +511,20 @@ async fn run(args: Args) {
             row.rss_after_mb
         ));
     }
+    let rss_at_start = rows.last().map_or(0.0, |row| row.rss_before_mb);
+    let heap_at_start = rows.last().map_or((0.0, 0.0), |row| row.heap_before_mb);
+    if let Some((settled, heap_settled)) = settled {
+        table.push_str(&format!(
+            "\nServer RSS before the last attack {rss_at_start:.0} MB; {} s after it {settled:.0} MB ({:+.0}%). \
+             jemalloc allocated / resident: {:.1} / {:.1} MB before, {:.1} / {:.1} MB after.\n",
+            args.settle_secs,
+            (settled / rss_at_start.max(0.001) - 1.0) * 100.0,
+            heap_at_start.0,
+            heap_at_start.1,
+            heap_settled.0,
+            heap_settled.1,
+        ));
+    }
     println!("{table}");
     if let Some(path) = &args.json {
         let rows: Vec<Value> = rows
@@ -400,11 +532,15 @@ async fn run(args: Args) {
             .map(|row| {
                 json!({"attack": row.attack, "outcome": row.outcome, "p50_ms": row.p50_ms,
                        "p99_ms": row.p99_ms, "rss_peak_mb": row.rss_peak_mb,
-                       "rss_after_mb": row.rss_after_mb})
+                       "rss_after_mb": row.rss_after_mb,
+                       "ai_reply": row.ai_replies.map(|(count, p50, p99)|
+                           json!({"count": count, "p50_ms": p50, "p99_ms": p99}))})
             })
             .collect();
-        let text =
-            serde_json::to_string_pretty(&json!({"label": args.label, "rows": rows})).unwrap();
+        let text = serde_json::to_string_pretty(&json!({"label": args.label, "rows": rows,
+            "rss_before_last_mb": rss_at_start, "rss_settled_mb": settled.map(|(rss, _)| rss),
+            "settle_secs": args.settle_secs}))
+        .unwrap();
         std::fs::write(path, text).unwrap();
         std::fs::write(path.with_extension("md"), table).unwrap();
     }

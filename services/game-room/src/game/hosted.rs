@@ -25,6 +25,9 @@ pub enum HostError {
     Load(#[from] LoadError),
     #[error("redis: {0}")]
     Redis(#[from] redis::RedisError),
+    /// This instance is stopping: it hosts nothing new.
+    #[error("this instance is stopping")]
+    Stopping,
 }
 
 /// A host lease on one game.
@@ -178,6 +181,10 @@ impl Lease {
 pub struct HostedGames {
     deps: Deps,
     games: Arc<Mutex<HashMap<Uuid, Arc<OnceCell<GameHandle>>>>>,
+    /// Set by the drain: from then on nothing new is hosted here, so a
+    /// player reconnecting during the stop is not held by a process about
+    /// to exit.
+    stopping: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl HostedGames {
@@ -185,6 +192,7 @@ impl HostedGames {
         HostedGames {
             deps,
             games: Arc::new(Mutex::new(HashMap::new())),
+            stopping: Default::default(),
         }
     }
 
@@ -198,8 +206,15 @@ impl HostedGames {
         games.get(&game).and_then(|cell| cell.get().cloned())
     }
 
+    fn is_stopping(&self) -> bool {
+        self.stopping.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The game's handle, loading and hosting it here if nobody hosts it.
     pub async fn host(&self, game: Uuid) -> Result<GameHandle, HostError> {
+        if self.is_stopping() {
+            return Err(HostError::Stopping);
+        }
         let cell = {
             let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
             let cell = games.entry(game).or_default().clone();
@@ -247,6 +262,9 @@ impl HostedGames {
     /// can host it from its commit on (`host_new`): `None` when Redis
     /// cannot give it, and the game is then created for anyone to load.
     pub(crate) async fn lease_new(&self, game: Uuid) -> Option<Lease> {
+        if self.is_stopping() {
+            return None;
+        }
         let settings = &self.deps.settings;
         let millis = settings.lease.as_millis() as u64;
         Lease::acquire(&self.deps.redis, game, settings.instance.id(), millis)
@@ -306,8 +324,12 @@ impl HostedGames {
     }
 
     /// Releases every hosted game and closes its sockets, so their players
-    /// reconnect at once (to another instance): the graceful drain.
+    /// reconnect at once (to another instance, or to this one restarted):
+    /// the graceful drain. Each host stops after its last write and answers
+    /// once its lease is released; the hosts drain side by side.
     pub async fn drain(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::Release);
         let handles: Vec<GameHandle> = {
             let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
             games
@@ -315,9 +337,15 @@ impl HostedGames {
                 .filter_map(|cell| cell.get().cloned())
                 .collect()
         };
-        for handle in handles {
-            handle.drain().await;
+        let draining: Vec<_> = handles
+            .into_iter()
+            .map(|handle| tokio::spawn(async move { handle.drain().await }))
+            .collect();
+        let games = draining.len();
+        for host in draining {
+            let _ = host.await;
         }
+        tracing::info!(games, "drained: every game handed over");
     }
 
     /// Tells other instances where clients reach this one, now and every

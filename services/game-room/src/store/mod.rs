@@ -4,12 +4,14 @@
 //! Times come from the service's injected clock, bound as `timestamptz`
 //! (`mancala_platform::clock::timestamp`).
 
+mod analyses;
 mod group_commit;
 mod lookups;
 mod partitions;
 mod rooms;
 mod writes;
 
+pub(crate) use analyses::{analysis, keep_analysis};
 pub(crate) use group_commit::{Change, CommitError, GroupCommit};
 
 pub(crate) use lookups::*;

@@ -4,7 +4,9 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::{ApiError, Authenticator, SocketIdentity};
-use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN};
+use mancala_proto::error::{
+    CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN,
+};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ClientMessage, ErrorCode};
 use mancala_rules::Side;
@@ -147,6 +149,13 @@ async fn join(
                         CLOSE_ELSEWHERE,
                     )
                 });
+            }
+            Err(HostError::Stopping) => {
+                return Err(refused(
+                    ErrorCode::Unavailable,
+                    "the server is restarting; reconnect",
+                    CLOSE_RESTART,
+                ));
             }
             Err(error) => {
                 tracing::warn!(%error, %game, "hosting a game");

@@ -186,6 +186,22 @@ impl Instance {
         answer(&client, &url, wait, wait).await
     }
 
+    /// A GET with `token` as the bearer, its answer waited for up to `wait`.
+    pub(crate) async fn get_as(&self, path: &str, token: &str, wait: Duration) -> (u16, Value) {
+        let client = awc::Client::builder().timeout(wait).finish();
+        let mut response = client
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        let bytes = response.body().limit(1 << 20).await.unwrap();
+        (
+            response.status().as_u16(),
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
     /// Creates a game between two seats (JSON seat requests).
     pub(crate) async fn create(
         &self,

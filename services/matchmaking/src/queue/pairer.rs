@@ -90,12 +90,16 @@ pub async fn tick(
     token: u64,
 ) -> Result<(), redis::RedisError> {
     let now = deps.clock.now_millis();
-    // Tickets first, then who is alive: a ticket's player was marked alive
-    // before they joined, so every ticket read here has its mark in the
-    // set read after. (The other order drops a player who joins between
-    // the two reads.)
+    // O(log n + those gone): the set stays the players online.
+    store::forget_gone(&deps.redis, now).await?;
+    // Tickets first, then whether their holders are alive: a ticket's
+    // player was marked alive before they joined, so every ticket read here
+    // has its mark when asked after. (The other order drops a player who
+    // joins between the two reads.) Only the holders are asked about, so a
+    // wave costs what the queue holds, not what the lobby holds.
     let waiting = store::tickets(&deps.redis, &queue.name).await?;
-    let alive = store::alive(&deps.redis, now).await?;
+    let holders: Vec<Uuid> = waiting.iter().map(|ticket| ticket.player).collect();
+    let alive = store::alive_among(&deps.redis, &holders, now).await?;
     let mut tickets = Vec::new();
     for ticket in waiting {
         if alive.contains(&ticket.player) {

@@ -184,18 +184,40 @@ pub async fn keep_alive(redis: &Redis, player: Uuid, until: u64) -> Result<(), r
         .await
 }
 
-/// Players whose lobby socket counts at `now`.
-pub async fn alive(redis: &Redis, now: u64) -> Result<HashSet<Uuid>, redis::RedisError> {
+/// Which of `players` (a queue's ticket holders) have a lobby socket that
+/// counts at `now`. Asks about those players only, whatever the number of
+/// players online: a pairing wave reads as much as the queue holds.
+pub async fn alive_among(
+    redis: &Redis,
+    players: &[Uuid],
+    now: u64,
+) -> Result<HashSet<Uuid>, redis::RedisError> {
+    if players.is_empty() {
+        return Ok(HashSet::new());
+    }
     let key = redis.key("lobby:alive");
-    let mut connection = redis.connection();
-    let _: () = connection
-        .zrembyscore(&key, "-inf", now as f64 - 1.0)
-        .await?;
-    let players: Vec<String> = connection.zrangebyscore(&key, now as f64, "+inf").await?;
+    let mut command = redis::cmd("ZMSCORE");
+    command.arg(&key);
+    for player in players {
+        command.arg(player.to_string());
+    }
+    let until: Vec<Option<f64>> = command.query_async(&mut redis.connection()).await?;
     Ok(players
         .iter()
-        .filter_map(|p| Uuid::parse_str(p).ok())
+        .zip(until)
+        .filter(|(_, until)| until.is_some_and(|until| until >= now as f64))
+        .map(|(player, _)| *player)
         .collect())
+}
+
+/// Drops the players whose lobby socket stopped counting before `now`, so
+/// the set holds only who is online.
+pub async fn forget_gone(redis: &Redis, now: u64) -> Result<(), redis::RedisError> {
+    let key = redis.key("lobby:alive");
+    redis
+        .connection()
+        .zrembyscore(&key, "-inf", now as f64 - 1.0)
+        .await
 }
 
 /// Takes the queue's pairing lease (or keeps it); the fencing token while
@@ -230,7 +252,14 @@ pub async fn lead(
         .query_async(&mut connection)
         .await?;
     if taken.is_none() {
-        return Ok(None);
+        // A lease naming this instance is its own from before a restart
+        // (one name per host and port: no live twin can hold it): taken
+        // back at once, under a new token like any new leader's.
+        let holder: Option<String> = connection.get(&lease).await?;
+        if holder.as_deref() != Some(instance) {
+            return Ok(None);
+        }
+        let _: bool = connection.pexpire(&lease, lease_ms as i64).await?;
     }
     // A new leader: a new token, which fences off every earlier one.
     let token: u64 = connection.incr(&fence, 1u64).await?;

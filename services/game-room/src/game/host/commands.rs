@@ -116,6 +116,7 @@ impl Host {
             self.emit(&ServerMessage::Over(over), Some((over.version, None)))
                 .await;
             self.wake_ratings().await;
+            self.analyse_at_the_end();
         }
         Ok(Vec::new())
     }
@@ -138,6 +139,7 @@ impl Host {
         self.emit(&ServerMessage::Over(over), Some((over.version, None)))
             .await;
         self.wake_ratings().await;
+        self.analyse_at_the_end();
         Ok(())
     }
 
@@ -353,6 +355,32 @@ impl Host {
                 )])
             }
         }
+    }
+
+    /// A game watched as it ends is analysed now, for its players and
+    /// watchers, who ask together in a moment: they join this one analysis
+    /// rather than queue behind strangers for the instance's one place. A
+    /// game played with nobody watching is analysed when a player asks.
+    pub(super) fn analyse_at_the_end(&self) {
+        let played = self
+            .live
+            .over()
+            .is_some_and(|over| over.result != GameResult::Aborted);
+        if !played || self.watchers == 0 {
+            return;
+        }
+        let Some(started) = self.deps.ai.analyses().at_the_end() else {
+            return;
+        };
+        let (ai, id, game) = (
+            self.deps.ai.clone(),
+            self.live.id(),
+            self.live.rules_game().clone(),
+        );
+        tokio::spawn(async move {
+            let _ = ai.analyse(id, game, crate::analysis::Asker::AtTheEnd).await;
+            drop(started);
+        });
     }
 
     /// Tells the rating service a rated game ended with a result (its

@@ -294,6 +294,8 @@ struct Host {
     /// The rating change of this finished rated game, once known (heard
     /// from the rating service, or read back for a late joiner).
     rating_change: Option<ByteString>,
+    /// Who asked this host to drain, told once its lease is released.
+    drained: Option<oneshot::Sender<()>>,
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -335,6 +337,7 @@ pub(crate) fn spawn(
         held_until: None,
         listed: false,
         rating_change: None,
+        drained: None,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -392,6 +395,9 @@ impl Host {
         self.stop_thinking();
         inbox.close();
         lease.release(&self.deps.redis).await;
+        if let Some(done) = self.drained.take() {
+            let _ = done.send(());
+        }
     }
 
     async fn handle(&mut self, command: Command) -> Next {
@@ -469,7 +475,9 @@ impl Host {
                 return self.thought(version, seat, pit).await;
             }
             Command::Drain { done } => {
-                let _ = done.send(());
+                // Answered once the lease is released, so that a process
+                // stopping after its drain leaves no lease to lapse.
+                self.drained = Some(done);
                 return Next::Stop(CLOSE_RESTART, "the server is restarting; reconnect");
             }
         }
