@@ -18,7 +18,8 @@
 #             each, moving at once, beside the hotseat probe and an honest
 #             player against the Advanced AI (its reply p50/p99), then
 #             SETTLE_SECS (default 120) of quiet: RSS back near its start?
-#             PHASE_SECS (default 60) a phase
+#             PHASE_SECS (default 60) a phase; HEAP_PROFILE=1 runs an arena
+#             with jemalloc's heap profiling and prints the peak's top sites
 #   restart   20 live games through a SIGTERM of a game-room instance (the
 #             other takes its games), then a SIGTERM and a SIGKILL of the
 #             arena restarted at once in its place: how long until each
@@ -69,6 +70,19 @@ cargo build --release --quiet -p mancala-arena -p mancala-matchmaking -p mancala
 bin=${CARGO_TARGET_DIR:-target}/release
 results=tests/bench/results
 mkdir -p "$results"
+# HEAP_PROFILE=1: an arena whose jemalloc samples every 512 KiB allocated
+# and dumps a heap profile at each new high-water mark (jeprof, from
+# Debian's libjemalloc-dev, reads them); crowd-ai prints the peak's top.
+if [ -n "${HEAP_PROFILE:-}" ]; then
+  command -v jeprof >/dev/null || { apt-get update -qq && apt-get install -y -qq libjemalloc-dev >/dev/null; }
+  cargo build --release --quiet -p mancala-arena --features heap-profile
+  cp "$bin/arena" "$bin/arena-heap-profile"
+  # The ordinary arena back in its place (its build is still fresh).
+  cargo build --release --quiet -p mancala-arena
+  export ARENA_BIN=$bin/arena-heap-profile
+  mkdir -p "$results/heap" && rm -f "$results"/heap/arena.*.heap
+  export _RJEM_MALLOC_CONF="prof:true,prof_gdump:true,lg_prof_sample:19,prof_prefix:$results/heap/arena"
+fi
 server=postgres://postgres@127.0.0.1:5432
 database=mancala_bench
 duration=${DURATION:-40}
@@ -304,6 +318,15 @@ for deployment in ${DEPLOYMENTS:-arena split}; do
         "$bin/abuse" --base "$base" --server-pid "$server_pids" --phase-secs "${PHASE_SECS:-60}" \
           --label crowd-ai --json "$results/abuse/crowd-ai.json" --only perfect-many \
           --ai-probe advanced --settle-secs "${SETTLE_SECS:-120}"
+        if [ -n "${HEAP_PROFILE:-}" ]; then
+          # The last dump jemalloc wrote at a new high-water mark: the peak.
+          peak=$(ls -t "$results"/heap/arena.*.heap 2>/dev/null | head -1)
+          # Bytes live at the peak, by the code that allocated them
+          # (inclusive), this project's frames only.
+          [ -z "$peak" ] || jeprof --text --show_bytes --cum "$ARENA_BIN" "$peak" 2>/dev/null |
+            grep -E "^Total|mancala_" | head -20 | tee "$results/heap/crowd-ai-peak.txt"
+          find "$results/heap" -name 'arena.*.heap' ! -path "$peak" -delete
+        fi
         [ -z "${SERVER_LOG:-}" ] || echo "server warnings: $(grep -c 'WARN' "$SERVER_LOG" || true)," \
           "publish timeouts: $(grep -c 'publishing timed out' "$SERVER_LOG" || true)" ;;
       crowd-analysis) mkdir -p "$results/abuse"
