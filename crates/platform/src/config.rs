@@ -75,7 +75,7 @@ pub struct Settings {
     #[command(flatten)]
     pub http: crate::guard::HttpLimits,
     #[command(flatten)]
-    pub load: crate::load::LoadLimits,
+    pub admission: crate::admission::AdmissionLimits,
 }
 
 /// Who this process is, among the instances of its service.

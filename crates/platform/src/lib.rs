@@ -4,6 +4,7 @@
 //! global. Secrets stay wrapped ([`secrecy::SecretString`]) until the one
 //! call that needs them, so they never reach a log line.
 
+pub mod admission;
 pub mod auth;
 pub mod background;
 pub mod cli;
@@ -13,7 +14,6 @@ pub mod guard;
 pub mod http;
 pub mod jwt;
 pub mod kv;
-pub mod load;
 pub mod password;
 pub mod process;
 pub mod pubsub;
@@ -21,19 +21,19 @@ pub mod ratelimit;
 pub mod revocation;
 pub mod server;
 pub mod socket;
-pub mod sockets;
+pub mod socket_slots;
 pub mod stores;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use admission::{Admission, GameInProgress};
 pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity};
 pub use clock::Clock;
 pub use config::{ConfigError, LogFormat, Settings};
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
 pub use kv::{Redis, RedisMode};
-pub use load::{GameInProgress, Load};
-pub use process::ProcessContext;
+pub use process::{ProcessContext, Started, connect_stores, start_process};
 pub use revocation::Revocations;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};

@@ -9,8 +9,7 @@ use mancala_game_room::{GameRoom, GameRoomSettings};
 use mancala_matchmaking::{AccountSettings, MatchSettings, Matchmaking};
 use mancala_platform::cli::{Declaration, Parsed};
 use mancala_platform::{
-    Bound, Clock, ConfigError, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
-    StartError, connect_postgres, serve_on,
+    Bound, Clock, ConfigError, Readiness, Settings, StartError, Started, serve_on, start_process,
 };
 use mancala_rating::{RatingService, RatingSettings};
 
@@ -76,22 +75,13 @@ impl Arena {
         }
         let shared = &settings.shared;
         let http = shared.http;
-        let postgres = connect_postgres(&shared.database_url, 32).await?;
-        MIGRATOR.run(&postgres).await?;
-        let redis =
-            Redis::connect_as(shared.redis_mode, &shared.redis_url, &shared.redis_prefix).await?;
         // One reading of the process's load and one view of the signed-out
         // sessions for every service in it.
-        let process = ProcessContext {
-            load: mancala_platform::Load::start(
-                shared.load,
-                redis.clone(),
-                postgres.clone(),
-                clock.clone(),
-            ),
-            revocations: Revocations::followed(redis.clone(), clock.clone()),
-            clock,
-        };
+        let Started {
+            postgres,
+            redis,
+            process,
+        } = start_process(shared, 32, clock).await?;
         let matchmaking = Matchmaking::new(
             postgres.clone(),
             redis.clone(),

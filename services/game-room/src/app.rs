@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use actix_web::web;
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
-    StartError, connect_postgres, serve_on,
+    Authenticator, Bound, Clock, ProcessContext, Readiness, Redis, Settings, StartError, Started,
+    serve_on, start_process,
 };
 use sqlx::PgPool;
 
@@ -40,7 +40,7 @@ impl GameRoom {
     ) -> Result<GameRoom, StartError> {
         let ProcessContext {
             clock,
-            load,
+            admission,
             revocations,
         } = process;
         let verifier = mancala_platform::token_verifier(settings)?;
@@ -77,7 +77,7 @@ impl GameRoom {
             ai,
             snapshots: Default::default(),
             writer: GroupCommit::start(postgres_for_writes, write_batch),
-            load,
+            admission,
         };
         // Present from the start, so that a scrape says 0 rather than nothing.
         metrics::counter!("game_leases_lost_total").increment(0);
@@ -155,30 +155,17 @@ impl Application {
         room_settings
             .instance_url
             .get_or_insert_with(|| format!("http://{address}"));
-        let postgres = connect_postgres(&settings.database_url, 32).await?;
-        MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect_as(
-            settings.redis_mode,
-            &settings.redis_url,
-            &settings.redis_prefix,
-        )
-        .await?;
-        let load = mancala_platform::Load::start(
-            settings.load,
-            redis.clone(),
-            postgres.clone(),
-            clock.clone(),
-        );
+        let Started {
+            postgres,
+            redis,
+            process,
+        } = start_process(&settings, 32, clock).await?;
         let service = GameRoom::new(
             postgres.clone(),
             redis.clone(),
             &settings,
             room_settings,
-            ProcessContext {
-                revocations: Revocations::followed(redis.clone(), clock.clone()),
-                clock,
-                load,
-            },
+            process,
         )?;
         let routes = service.clone();
         let readiness = Readiness { postgres, redis };

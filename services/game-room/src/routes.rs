@@ -16,7 +16,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::analysis::Asker;
-use crate::game::load::LoadError;
+use crate::game::replay::ReplayError;
 use crate::game::{HostedGames, ranked};
 use crate::lists;
 use crate::store::{self, NewGame, NewSeat};
@@ -281,11 +281,11 @@ pub(crate) async fn game_analysis(
     }
     // The game as hosts load it: its row and moves in one snapshot,
     // replayed through the rules.
-    let live = crate::game::load::load(&deps.postgres, id)
+    let live = crate::game::replay::replay(&deps.postgres, id)
         .await
         .map_err(|error| match error {
-            LoadError::Postgres(error) => ApiError::from(error),
-            LoadError::Corrupt(error) => {
+            ReplayError::Postgres(error) => ApiError::from(error),
+            ReplayError::Corrupt(error) => {
                 tracing::error!(%error, %id, "a stored game does not replay");
                 ApiError::internal()
             }

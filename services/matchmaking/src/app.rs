@@ -9,8 +9,8 @@ use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::jwt::{TokenSigner, TokenVerifier, random_seed};
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, ProcessContext, Readiness, Redis, Revocations, Settings,
-    StartError, connect_postgres, serve_on,
+    Authenticator, Bound, Clock, ProcessContext, Readiness, Redis, Settings, StartError, Started,
+    serve_on, start_process,
 };
 use sqlx::PgPool;
 
@@ -20,7 +20,7 @@ use mancala_platform::pubsub::PubSub;
 
 use crate::accounts::{self, Accounts};
 use crate::config::{AccountSettings, MatchSettings};
-use crate::gameroom::GameRoom;
+use crate::game_room_client::GameRoomClient;
 use crate::queue::pairer::{QueueDeps, spawn_pairers};
 use crate::queue::pairing::PairingRules;
 use crate::{fair_play, games, invites, lobby, openapi};
@@ -50,7 +50,7 @@ impl Matchmaking {
     ) -> Result<Matchmaking, StartError> {
         let ProcessContext {
             clock,
-            load,
+            admission,
             revocations,
         } = process;
         let seed = match &settings.jwt_private_key {
@@ -82,13 +82,13 @@ impl Matchmaking {
             redis: redis.clone(),
             pubsub: PubSub::start(redis.clone()),
             clock: clock.clone(),
-            game_room: GameRoom::new(
+            game_room: GameRoomClient::new(
                 &match_settings.game_room_url,
                 match_settings.instance.internal_token(),
             ),
             settings: Arc::new(match_settings),
             rules,
-            load,
+            admission,
             figures: Default::default(),
         };
         let accounts = Accounts::new(
@@ -184,31 +184,18 @@ impl Application {
     ) -> Result<Application, StartError> {
         let listener = std::net::TcpListener::bind(settings.bind)?;
         match_settings.instance.name_after(listener.local_addr()?);
-        let postgres = connect_postgres(&settings.database_url, 16).await?;
-        MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect_as(
-            settings.redis_mode,
-            &settings.redis_url,
-            &settings.redis_prefix,
-        )
-        .await?;
-        let load = mancala_platform::Load::start(
-            settings.load,
-            redis.clone(),
-            postgres.clone(),
-            clock.clone(),
-        );
+        let Started {
+            postgres,
+            redis,
+            process,
+        } = start_process(&settings, 16, clock).await?;
         let service = Matchmaking::new(
             postgres.clone(),
             redis.clone(),
             &settings,
             account_settings,
             match_settings,
-            ProcessContext {
-                revocations: Revocations::followed(redis.clone(), clock.clone()),
-                clock,
-                load,
-            },
+            process,
         )?;
         service.spawn_housekeeping();
         service.spawn_pairers();

@@ -54,7 +54,7 @@ pub(crate) async fn ai_game(
     deps: web::Data<QueueDeps>,
     body: web::Json<AiGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    deps.load.admit("new_game")?;
+    deps.admission.admit("new_game")?;
     let body = body.into_inner();
     let variant = playable(body.variant)?;
     limits::new_casual_game(&deps, caller.player_id).await?;
@@ -107,7 +107,7 @@ pub(crate) async fn hotseat_game(
     deps: web::Data<QueueDeps>,
     body: web::Json<HotseatRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    deps.load.admit("new_game")?;
+    deps.admission.admit("new_game")?;
     let body = body.into_inner();
     playable(body.variant)?;
     limits::new_casual_game(&deps, caller.player_id).await?;

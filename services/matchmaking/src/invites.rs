@@ -62,7 +62,7 @@ pub(crate) async fn create(
     deps: web::Data<QueueDeps>,
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    deps.load.admit("new_game")?;
+    deps.admission.admit("new_game")?;
     let body = body.into_inner();
     crate::games::check_time_control(body.time_control)?;
     if body.rated
@@ -215,7 +215,7 @@ pub(crate) async fn accept(
     code: web::Path<String>,
     deps: web::Data<QueueDeps>,
 ) -> Result<HttpResponse, ApiError> {
-    deps.load.admit("new_game")?;
+    deps.admission.admit("new_game")?;
     let invite = find(&deps, &code).await?;
     if invite.creator.id == caller.player_id {
         return Err(ApiError::new(

@@ -7,7 +7,7 @@ pub(crate) mod accounts;
 pub mod app;
 pub mod config;
 pub(crate) mod fair_play;
-pub(crate) mod gameroom;
+pub(crate) mod game_room_client;
 pub(crate) mod games;
 pub(crate) mod invites;
 pub(crate) mod limits;

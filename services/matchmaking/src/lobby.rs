@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::socket::{Inbound, Socket};
-use mancala_platform::sockets::{self, SocketSlot};
+use mancala_platform::socket_slots::{self, SocketSlot};
 use mancala_platform::{ApiError, Authenticator, Redis, SocketIdentity};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
@@ -204,7 +204,7 @@ impl Lobby {
                                 let player = identity.player;
                                 let limit = self.deps.settings.sockets.sockets_per_player;
                                 let now = self.deps.clock.now_millis();
-                                let Some(slot) = sockets::claim(&self.deps.redis, &player.to_string(), limit, now).await else {
+                                let Some(slot) = socket_slots::claim(&self.deps.redis, &player.to_string(), limit, now).await else {
                                     self.error(ErrorCode::RateLimited, "too many sockets open for this player").await;
                                     self.close(CLOSE_POLICY, "too many sockets").await;
                                     break;
@@ -322,7 +322,7 @@ impl Lobby {
             self.socket.send_refusal(&refusal).await;
             return;
         }
-        if let Err(busy) = deps.load.admit_queue(waiting(deps, player).await) {
+        if let Err(busy) = deps.admission.admit_queue(waiting(deps, player).await) {
             self.socket.send_refusal(&busy).await;
             return;
         }
@@ -439,7 +439,7 @@ impl Lobby {
 /// (another queue adds nobody). Queues that cannot be read count none:
 /// the games limit still stands behind them.
 async fn waiting(deps: &QueueDeps, joining: Uuid) -> u64 {
-    if deps.load.free_places().is_none() {
+    if deps.admission.free_places().is_none() {
         return 0;
     }
     let Ok(mut players) = store::waiting_players(&deps.redis, &deps.settings.queues).await else {

@@ -6,8 +6,8 @@ use std::time::Duration;
 use actix_web::web;
 use mancala_platform::pubsub::PubSub;
 use mancala_platform::{
-    Authenticator, Bound, Clock, MIGRATOR, Readiness, Redis, Revocations, Settings, StartError,
-    connect_postgres, serve,
+    Authenticator, Bound, Clock, Readiness, Redis, Revocations, Settings, StartError,
+    connect_stores, serve,
 };
 use sqlx::PgPool;
 
@@ -94,14 +94,7 @@ impl Application {
         rating_settings: RatingSettings,
         clock: Clock,
     ) -> Result<Application, StartError> {
-        let postgres = connect_postgres(&settings.database_url, 16).await?;
-        MIGRATOR.run(&postgres).await?;
-        let redis = Redis::connect_as(
-            settings.redis_mode,
-            &settings.redis_url,
-            &settings.redis_prefix,
-        )
-        .await?;
+        let (postgres, redis) = connect_stores(&settings, 16).await?;
         let service = RatingService::new(
             postgres.clone(),
             redis.clone(),

@@ -101,7 +101,7 @@ impl Claimed {
 }
 
 /// One player's change from one game, as the history keeps it.
-struct Change {
+struct HistoryRow {
     game: Uuid,
     player: Uuid,
     variant: String,
@@ -246,7 +246,7 @@ async fn lock_ratings(
 async fn store_changes(
     connection: &mut PgConnection,
     ratings: &HashMap<(Uuid, String), Stored>,
-    changes: &[Change],
+    changes: &[HistoryRow],
     now: OffsetDateTime,
 ) -> Result<(), sqlx::Error> {
     let changed: BTreeSet<(Uuid, &str)> = changes
@@ -428,7 +428,7 @@ impl Rater {
                     last_rated: Some(now),
                 };
                 ratings.insert(key(player), now_stored);
-                changes.push(Change {
+                changes.push(HistoryRow {
                     game: game.game,
                     player,
                     variant: game.variant.clone(),

@@ -11,7 +11,7 @@ use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 use super::host::{self, Deps, GameHandle};
-use super::load::{LoadError, load};
+use super::replay::{ReplayError, replay};
 
 /// Why a game cannot be hosted here.
 #[derive(Debug, thiserror::Error)]
@@ -22,7 +22,7 @@ pub enum HostError {
     #[error("hosted by another instance ({0:?})")]
     Elsewhere(Option<String>),
     #[error(transparent)]
-    Load(#[from] LoadError),
+    Replay(#[from] ReplayError),
     #[error("redis: {0}")]
     Redis(#[from] redis::RedisError),
     /// This instance is stopping: it hosts nothing new.
@@ -306,18 +306,18 @@ impl HostedGames {
         let postgres = &self.deps.postgres;
         let Some(epoch) = crate::store::claim_epoch(postgres, game)
             .await
-            .map_err(LoadError::from)?
+            .map_err(ReplayError::from)?
         else {
             return Ok(None);
         };
-        let Some(live) = load(postgres, game).await? else {
+        let Some(live) = replay(postgres, game).await? else {
             return Ok(None);
         };
         let room_closes = match live.info().room {
             None => None,
             Some(room) => crate::store::room_deadline(postgres, room)
                 .await
-                .map_err(LoadError::from)?
+                .map_err(ReplayError::from)?
                 .map(|(expires, closed)| if closed { 0 } else { millis_of(expires) }),
         };
         Ok(Some((live, epoch, room_closes)))

@@ -8,9 +8,9 @@ pub(crate) mod fair_play;
 pub(crate) mod host;
 pub mod hosted;
 pub(crate) mod live;
-pub(crate) mod load;
 pub(crate) mod ranked;
 pub(crate) mod rematch;
+pub(crate) mod replay;
 
 pub use host::{GameHandle, Joined};
 pub use hosted::{HostError, HostedGames};

@@ -21,7 +21,7 @@ use crate::game::host::JoinError;
 use crate::game::host::{Outbound, Request};
 use crate::game::{GameHandle, HostError, HostedGames, Joined};
 use crate::store::{self, SeatCheck};
-use mancala_platform::sockets::{self, SocketSlot};
+use mancala_platform::socket_slots::{self, SocketSlot};
 
 pub(crate) async fn play(
     request: HttpRequest,
@@ -196,7 +196,7 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
     let player = identity.player;
     let deps = hosted.deps();
     let limit = deps.settings.sockets.sockets_per_player;
-    let Some(mut slot) = Box::pin(sockets::claim(
+    let Some(mut slot) = Box::pin(socket_slots::claim(
         &deps.redis,
         &player.to_string(),
         limit,

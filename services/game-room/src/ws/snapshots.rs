@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::game::LiveGame;
 use crate::game::host::{Deps, encode};
-use crate::game::load::load;
+use crate::game::replay::replay;
 
 /// How long a loaded game serves watchers that ask for no newer version:
 /// its presence and watcher count may be this stale.
@@ -133,7 +133,7 @@ impl Snapshots {
 }
 
 async fn fetch(deps: &Deps, game: Uuid) -> Result<Loaded, ()> {
-    let live = match load(&deps.postgres, game).await {
+    let live = match replay(&deps.postgres, game).await {
         Ok(live) => live,
         Err(error) => {
             tracing::warn!(%error, %game, "loading a game to watch");

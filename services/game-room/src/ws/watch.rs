@@ -26,7 +26,7 @@ pub(crate) async fn watch(
 ) -> Result<HttpResponse, ApiError> {
     let deps = hosted.deps().clone();
     // Watching is new work: a busy instance keeps its CPU for the games.
-    deps.load.admit("watch")?;
+    deps.admission.admit("watch")?;
     if !origin_allowed(&request, &deps.settings) {
         return Err(ApiError::new(
             ErrorCode::Forbidden,

@@ -53,7 +53,7 @@ pub(crate) async fn guest(
     accounts: web::Data<Accounts>,
     queues: web::Data<QueueDeps>,
 ) -> Result<HttpResponse, ApiError> {
-    queues.load.admit("sign_in")?;
+    queues.admission.admit("sign_in")?;
     // Korean visitors get Korean names: the client names its interface
     // language first.
     let language = request
@@ -94,7 +94,7 @@ pub(crate) async fn register(
     queues: web::Data<QueueDeps>,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
-    queues.load.admit("sign_in")?;
+    queues.admission.admit("sign_in")?;
     let caller = caller.0.map(|caller| caller.player_id);
     let ip = client_ip(&request, &accounts);
     let session = accounts.register(caller, body.into_inner(), &ip).await?;
@@ -125,7 +125,7 @@ pub(crate) async fn login(
     queues: web::Data<QueueDeps>,
     body: web::Json<Credentials>,
 ) -> Result<web::Json<Session>, ApiError> {
-    queues.load.admit("sign_in")?;
+    queues.admission.admit("sign_in")?;
     let ip = client_ip(&request, &accounts);
     Ok(web::Json(accounts.login(body.into_inner(), &ip).await?))
 }

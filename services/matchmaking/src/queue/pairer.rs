@@ -18,7 +18,7 @@ use super::QueueSpec;
 use super::pairing::{PairingRules, Ticket, first_mover, pair};
 use super::store::{self, Claim};
 use crate::config::MatchSettings;
-use crate::gameroom::GameRoom;
+use crate::game_room_client::GameRoomClient;
 use crate::ratings;
 
 /// What the pairing loops share.
@@ -29,10 +29,10 @@ pub struct QueueDeps {
     pub pubsub: PubSub,
     pub clock: Clock,
     pub settings: Arc<MatchSettings>,
-    pub game_room: GameRoom,
+    pub game_room: GameRoomClient,
     pub rules: PairingRules,
     /// Whether the instance takes new work (sign-ins, queue entries, games).
-    pub load: mancala_platform::Load,
+    pub admission: mancala_platform::Admission,
     /// The lobby's figures, shared by every lobby socket of the instance.
     pub figures: crate::lobby::Figures,
 }
@@ -110,7 +110,7 @@ pub async fn tick(
         }
     }
     let mut pairs = pair(&tickets, &deps.rules, now);
-    let mut places = deps.load.free_places();
+    let mut places = deps.admission.free_places();
     if let Some(places) = places {
         fit_places(&mut pairs, &tickets, places);
     }

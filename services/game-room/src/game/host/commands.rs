@@ -48,7 +48,7 @@ impl Host {
     async fn commit(&self, change: Change) -> Result<(), CommitError> {
         commit(
             &self.deps.writer,
-            &self.deps.load,
+            &self.deps.admission,
             self.live.id(),
             self.epoch,
             change,
@@ -305,9 +305,9 @@ impl Host {
         // the games in progress. While this game still holds its place
         // (see `hold_or_free_place`), the rematch takes that place over.
         let admitted = if self.in_progress.is_some() {
-            self.deps.load.admit_held("rematch")
+            self.deps.admission.admit_held("rematch")
         } else {
-            self.deps.load.admit("rematch")
+            self.deps.admission.admit("rematch")
         };
         if let Err(busy) = admitted {
             return Ok(vec![error_body_text(&busy.body())]);

@@ -13,11 +13,11 @@ pub(crate) use crate::store::{Change, CommitError};
 /// Writes `change` to game `game` under `epoch`, committed when this
 /// returns `Ok`. Counted (`game_writes_total` by kind and outcome) and
 /// timed (`game_write_seconds`, the wait for the batch included); the
-/// wait is what admission control (`load`) watches.
+/// wait is what admission control (`mancala_platform::admission`) watches.
 #[tracing::instrument(level = "debug", skip_all, fields(%game, kind = change.kind()))]
 pub(super) async fn commit(
     writer: &GroupCommit,
-    load: &mancala_platform::Load,
+    admission: &mancala_platform::Admission,
     game: Uuid,
     epoch: i64,
     change: Change,
@@ -33,6 +33,6 @@ pub(super) async fn commit(
     metrics::counter!("game_writes_total", "kind" => kind, "outcome" => outcome).increment(1);
     let waited = started.elapsed();
     metrics::histogram!("game_write_seconds", "kind" => kind).record(waited.as_secs_f64());
-    load.note_write(waited);
+    admission.note_write(waited);
     written
 }

@@ -69,7 +69,7 @@ pub struct Deps {
     /// The instance's group commit: every hosted game writes through it.
     pub(crate) writer: crate::store::GroupCommit,
     /// Whether the instance takes new work (watchers).
-    pub load: mancala_platform::Load,
+    pub admission: mancala_platform::Admission,
     /// Lease renewals' own Redis connection.
     pub leases: super::hosted::LeaseConnection,
 }
@@ -316,7 +316,7 @@ pub(crate) fn spawn(
     let now = deps.clock.now_millis();
     // Nobody is connected yet: a player who never comes is absent from now.
     let absent = live.info().between_people().then_some(now);
-    let in_progress = (!live.is_over()).then(|| deps.load.game_in_progress());
+    let in_progress = (!live.is_over()).then(|| deps.admission.game_in_progress());
     let host = Host {
         idle_since: Some(now),
         live,

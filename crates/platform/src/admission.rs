@@ -41,7 +41,7 @@ use crate::stores::Redis;
 
 /// The limits past which the instance refuses new work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
-pub struct LoadLimits {
+pub struct AdmissionLimits {
     /// Busy when the event loop wakes a timer this many ms late (0: never).
     #[arg(env = "APP_OVERLOAD_LOOP_LAG_MS", default_value = "150",
           value_parser = crate::config::millis)]
@@ -118,7 +118,7 @@ impl Verdict {
     }
 
     /// Takes one sample into account.
-    pub fn observe(&mut self, sample: Sample, limits: &LoadLimits) -> bool {
+    pub fn observe(&mut self, sample: Sample, limits: &AdmissionLimits) -> bool {
         let pairs = [
             (sample.loop_lag, limits.loop_lag),
             (sample.redis, limits.redis),
@@ -182,7 +182,7 @@ fn spread(n: u64) -> f64 {
 
 /// This instance's load; cheap to clone.
 #[derive(Clone, Debug)]
-pub struct Load {
+pub struct Admission {
     inner: Arc<Inner>,
 }
 
@@ -292,11 +292,16 @@ impl WriteTimes {
     }
 }
 
-impl Load {
+impl Admission {
     /// Starts reading the signs of `redis` and `postgres` in the background,
     /// for as long as the returned handle (or a clone) lives.
-    pub fn start(limits: LoadLimits, redis: Redis, postgres: PgPool, clock: Clock) -> Load {
-        let load = Load {
+    pub fn start(
+        limits: AdmissionLimits,
+        redis: Redis,
+        postgres: PgPool,
+        clock: Clock,
+    ) -> Admission {
+        let load = Admission {
             inner: Arc::new(Inner::new(u64::from(limits.games_in_progress), clock)),
         };
         let watched = Arc::downgrade(&load.inner);
@@ -332,8 +337,8 @@ impl Load {
     }
 
     /// An instance that never refuses (tests of other things, tools).
-    pub fn unlimited() -> Load {
-        Load {
+    pub fn unlimited() -> Admission {
+        Admission {
             inner: Arc::new(Inner::new(0, Clock::system())),
         }
     }
@@ -380,7 +385,7 @@ impl Load {
         Ok(())
     }
 
-    /// As [`Load::admit`], for work that takes over a place its caller
+    /// As [`Admission::admit`], for work that takes over a place its caller
     /// already holds (a rematch while its finished game still holds its
     /// place): refused when the signs have said the instance is slow for
     /// [`SLOW_HOLDS_AFTER`], or when it holds more games than it may (new
@@ -404,7 +409,7 @@ impl Load {
         (limit > 0).then(|| limit.saturating_sub(self.inner.games.load(Ordering::Relaxed)))
     }
 
-    /// As [`Load::admit`], for a queue entry while `waiting` players already
+    /// As [`Admission::admit`], for a queue entry while `waiting` players already
     /// wait for a game here: refused as well when they are enough to fill
     /// every free place (`promised`). A player admitted to a queue whose
     /// pairs the instance cannot host would wait for a place with nothing
@@ -471,7 +476,7 @@ pub fn busy_error(seconds: u64) -> ApiError {
     }
 }
 
-async fn probe_redis(redis: &Redis, limits: &LoadLimits) -> Duration {
+async fn probe_redis(redis: &Redis, limits: &AdmissionLimits) -> Duration {
     if limits.redis.is_zero() {
         return Duration::ZERO;
     }
@@ -484,7 +489,7 @@ async fn probe_redis(redis: &Redis, limits: &LoadLimits) -> Duration {
     }
 }
 
-async fn probe_postgres(postgres: &PgPool, limits: &LoadLimits) -> Duration {
+async fn probe_postgres(postgres: &PgPool, limits: &AdmissionLimits) -> Duration {
     if limits.postgres_wait.is_zero() {
         return Duration::ZERO;
     }
@@ -508,8 +513,8 @@ mod tests {
 
     const MS: Duration = Duration::from_millis(1);
 
-    fn limits() -> LoadLimits {
-        LoadLimits {
+    fn limits() -> AdmissionLimits {
+        AdmissionLimits {
             loop_lag: 100 * MS,
             redis: 200 * MS,
             postgres_wait: 200 * MS,
@@ -562,7 +567,7 @@ mod tests {
     #[test]
     fn a_limit_of_zero_is_never_crossed() {
         let mut verdict = Verdict::default();
-        let off = LoadLimits {
+        let off = AdmissionLimits {
             loop_lag: Duration::ZERO,
             ..limits()
         };
@@ -594,8 +599,8 @@ mod tests {
         assert_eq!(times.take_quantile(0.95), 1024 * MS);
     }
 
-    fn limited(games: u64, clock: &Clock) -> Load {
-        Load {
+    fn limited(games: u64, clock: &Clock) -> Admission {
+        Admission {
             inner: Arc::new(Inner::new(games, clock.clone())),
         }
     }
@@ -642,7 +647,7 @@ mod tests {
         drop(second);
         assert_eq!(load.games_in_progress(), 0);
         // No limit: any number.
-        let unlimited = Load::unlimited();
+        let unlimited = Admission::unlimited();
         let games: Vec<_> = (0..100).map(|_| unlimited.game_in_progress()).collect();
         assert!(unlimited.admit("new_game").is_ok());
         assert_eq!(unlimited.games_in_progress(), 100);
@@ -668,14 +673,14 @@ mod tests {
         assert_eq!(load.free_places(), Some(0));
         assert!(load.admit_queue(0).is_err());
         // No limit: no places to count, any queue.
-        let unlimited = Load::unlimited();
+        let unlimited = Admission::unlimited();
         assert_eq!(unlimited.free_places(), None);
         assert!(unlimited.admit_queue(1_000_000).is_ok());
     }
 
     #[test]
     fn a_busy_instance_refuses_with_a_time_to_come_back() {
-        let load = Load::unlimited();
+        let load = Admission::unlimited();
         assert!(load.admit("sign_in").is_ok());
         load.inner.set_slow(true);
         let refused = load.admit("sign_in").unwrap_err();

@@ -1,4 +1,5 @@
-//! Loading a stored game: its row and moves, replayed into a [`LiveGame`].
+//! Replaying a stored game: its row and moves, read from one snapshot and
+//! played again through the rules into a [`LiveGame`].
 
 use mancala_platform::clock::millis_of;
 use mancala_proto::game::GameStatus;
@@ -9,9 +10,9 @@ use uuid::Uuid;
 use super::live::{GameInfo, LiveGame, StoredEnd};
 use crate::store;
 
-/// Why a game could not be loaded.
+/// Why a stored game could not be replayed.
 #[derive(Debug, thiserror::Error)]
-pub enum LoadError {
+pub enum ReplayError {
     #[error(transparent)]
     Postgres(#[from] sqlx::Error),
     #[error("{0}")]
@@ -19,7 +20,7 @@ pub enum LoadError {
 }
 
 /// The game as stored, or `None` when there is no such game.
-pub(crate) async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, LoadError> {
+pub(crate) async fn replay(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>, ReplayError> {
     // The row and the moves from one snapshot: read apart, moves committed
     // in between would sit beside an older version, and a watcher given
     // that state would take the next events for new ones and show those
@@ -33,7 +34,7 @@ pub(crate) async fn load(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGame>
     };
     let moves = store::moves(&mut *snapshot, id).await?;
     snapshot.commit().await?;
-    let corrupt = |error: &dyn std::fmt::Display| LoadError::Corrupt(error.to_string());
+    let corrupt = |error: &dyn std::fmt::Display| ReplayError::Corrupt(error.to_string());
     let variant = Variant::try_from(row.variant()).map_err(|e| corrupt(&e))?;
     let info = GameInfo {
         id,

@@ -9,14 +9,14 @@ use mancala_proto::{ErrorBody, ErrorCode};
 
 /// A client of game-room's internal API; cheap to clone.
 #[derive(Clone)]
-pub struct GameRoom {
+pub struct GameRoomClient {
     base: String,
     token: SecretString,
 }
 
-impl GameRoom {
-    pub fn new(base: &str, token: SecretString) -> GameRoom {
-        GameRoom {
+impl GameRoomClient {
+    pub fn new(base: &str, token: SecretString) -> GameRoomClient {
+        GameRoomClient {
             base: base.trim_end_matches('/').to_owned(),
             token,
         }
