@@ -330,22 +330,46 @@ impl HostedGames {
     pub async fn drain(&self) {
         self.stopping
             .store(true, std::sync::atomic::Ordering::Release);
-        let handles: Vec<GameHandle> = {
+        let cells: Vec<(Uuid, Arc<OnceCell<GameHandle>>)> = {
             let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
             games
-                .values()
-                .filter_map(|cell| cell.get().cloned())
+                .iter()
+                .map(|(game, cell)| (*game, cell.clone()))
                 .collect()
         };
-        let draining: Vec<_> = handles
+        let draining: Vec<_> = cells
             .into_iter()
-            .map(|handle| tokio::spawn(async move { handle.drain().await }))
+            .map(|(game, cell)| tokio::spawn(self.clone().drain_once_hosted(game, cell)))
             .collect();
         let games = draining.len();
         for host in draining {
             let _ = host.await;
         }
         tracing::info!(games, "drained: every game handed over");
+    }
+
+    /// Drains a hosted game; one a socket was loading as the drain began
+    /// (it passed the stopping check a moment before) is drained once it is
+    /// hosted, so it leaves no lease behind to lapse; one whose load failed
+    /// (its cell gone from the map) is let be, and so is one still loading
+    /// after five seconds (a store that stopped answering).
+    async fn drain_once_hosted(self, game: Uuid, cell: Arc<OnceCell<GameHandle>>) {
+        for _ in 0..1_000 {
+            if let Some(handle) = cell.get() {
+                handle.drain().await;
+                return;
+            }
+            let still_loading = {
+                let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+                games
+                    .get(&game)
+                    .is_some_and(|current| Arc::ptr_eq(current, &cell))
+            };
+            if !still_loading {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
     }
 
     /// Tells other instances where clients reach this one, now and every
