@@ -226,7 +226,7 @@ if [ "$1" = restart ]; then
   # the arena restarted in its place; each prints the games' pace before
   # the fault beside how long after it each game moved again.
   cargo nextest run --release -p mancala-tests --test restarts --no-capture 2>&1 |
-    grep -E "SIG|moved again|PASS|FAIL" | tee "$results/restart.md"
+    grep -E "SIG|Sig|moved again|PASS|FAIL" | tee "$results/restart.md"
   exit 0
 fi
 

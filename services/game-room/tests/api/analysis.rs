@@ -15,23 +15,9 @@ use crate::helpers::{World, seat};
 #[actix_web::test]
 async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
     let world = World::new().await;
-    // The analysis runs at the lowest priority: on a machine busy with the
-    // other tests, give it all the time it needs, so the test checks what
-    // it works out rather than how fast.
-    let instance = world
-        .instance_with(
-            &database_url(&world.stores.database),
-            &[("APP_ANALYSIS_DEADLINE_MS", "300000")],
-        )
-        .await;
+    let instance = patient_instance(&world, &[]).await;
     let (human, token) = world.player("Human").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(human), json!({"ai": {"level": "beginner"}})],
-            false,
-        )
-        .await;
+    let game = against_beginner(&instance, human).await;
     let playing = instance.play(&game, &token).await;
     let path = format!("/v1/games/{}/analysis", game.id);
     // A game in progress is not analysed: that would be a second brain.
@@ -102,6 +88,31 @@ async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
     world.cleanup().await;
 }
 
+/// An instance whose analyses have all the time they need (they run at the
+/// lowest priority: on a machine busy with the other tests the test checks
+/// what they work out, not how fast), with `more` settings.
+async fn patient_instance(world: &World, more: &[(&str, &str)]) -> crate::helpers::Instance {
+    let mut settings = vec![("APP_ANALYSIS_DEADLINE_MS", "300000")];
+    settings.extend_from_slice(more);
+    world
+        .instance_with(&database_url(&world.stores.database), &settings)
+        .await
+}
+
+/// A casual Kalah game of `human` against the Beginner AI.
+async fn against_beginner(
+    instance: &crate::helpers::Instance,
+    human: uuid::Uuid,
+) -> mancala_proto::game::CreatedGame {
+    instance
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(human), json!({"ai": {"level": "beginner"}})],
+            false,
+        )
+        .await
+}
+
 /// The human (south) plays its rightmost pit with stones until the game is
 /// over.
 async fn play_to_the_end((mut ws, state): (crate::helpers::Ws, mancala_proto::game::GameState)) {
@@ -143,20 +154,9 @@ async fn wait_until_kept(world: &World, game: uuid::Uuid) {
 #[actix_web::test]
 async fn a_game_watched_as_it_ends_is_analysed_without_anyone_asking() {
     let world = World::new().await;
-    let instance = world
-        .instance_with(
-            &database_url(&world.stores.database),
-            &[("APP_ANALYSIS_DEADLINE_MS", "300000")],
-        )
-        .await;
+    let instance = patient_instance(&world, &[]).await;
     let (human, token) = world.player("Human").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(human), json!({"ai": {"level": "beginner"}})],
-            false,
-        )
-        .await;
+    let game = against_beginner(&instance, human).await;
     let mut watcher = instance.connect(&game.watch_path).await;
     watcher.state().await;
     let (mut ws, state) = instance.play(&game, &token).await;
@@ -176,25 +176,11 @@ async fn a_game_watched_as_it_ends_is_analysed_without_anyone_asking() {
 #[actix_web::test]
 async fn strangers_have_so_many_analyses_worked_out_and_the_players_are_never_refused() {
     let world = World::new().await;
-    let instance = world
-        .instance_with(
-            &database_url(&world.stores.database),
-            &[
-                ("APP_ANALYSIS_DEADLINE_MS", "300000"),
-                ("APP_LIMIT_ANALYSES_PER_CALLER", "1/600"),
-            ],
-        )
-        .await;
+    let instance = patient_instance(&world, &[("APP_LIMIT_ANALYSES_PER_CALLER", "1/600")]).await;
     let (human, token) = world.player("Human").await;
     let mut paths = Vec::new();
     for _ in 0..2 {
-        let game = instance
-            .create(
-                json!({"variant": "kalah"}),
-                [seat(human), json!({"ai": {"level": "beginner"}})],
-                false,
-            )
-            .await;
+        let game = against_beginner(&instance, human).await;
         play_to_the_end(instance.play(&game, &token).await).await;
         paths.push(format!("/v1/games/{}/analysis", game.id));
     }
