@@ -1,19 +1,19 @@
-//! What the game says: each event serialised once, sent to this
-//! instance's sockets and published for watchers elsewhere, the recent
-//! versioned events kept for `sync`, snapshots, and what comes back from
-//! the game's channel (watcher counts, the rating change).
+//! What the game says: each event serialised once, for this instance's
+//! sockets and for watchers elsewhere, the recent versioned events kept
+//! for `sync`, snapshots, and what comes back from the game's channel
+//! (watcher counts, the rating change).
 
 use bytestring::ByteString;
 use mancala_proto::bus::{GameBus, Route};
 use mancala_proto::game::ServerMessage;
 use mancala_rules::Side;
 
-use super::{Host, Outbound, RECENT_EVENTS, encode};
-use crate::store;
+use super::state::{Effect, HostState};
+use super::{RECENT_EVENTS, encode};
 
-impl Host {
+impl HostState {
     /// Watcher counts come from every instance through the hub; the other
-    /// events on the channel are this task's own.
+    /// events on the channel are this host's own.
     pub(super) fn relay(&mut self, text: ByteString) {
         let Ok((route, start)) = GameBus::route(&text) else {
             return;
@@ -24,35 +24,14 @@ impl Host {
             Route::Event { .. } | Route::Notice => {}
             Route::Watchers { count } => {
                 self.watchers = count;
-                let _ = self.events.send(Outbound::Text(payload));
+                self.effect(Effect::Local(payload));
             }
             // From the rating service, for the players.
             Route::RatingChange => {
                 self.rating_change = Some(payload.clone());
-                let _ = self.events.send(Outbound::Text(payload));
+                self.effect(Effect::Local(payload));
             }
         }
-    }
-
-    /// The rating change of a finished rated game, for a socket joining
-    /// it: as heard, or read back from the rating history (a page reloaded
-    /// after the host was reloaded). `None` before the rating service has
-    /// applied the game; it comes on the channel then.
-    pub(super) async fn known_rating_change(&mut self) -> Option<ByteString> {
-        if !self.live.is_over() || !self.live.info().rated {
-            return None;
-        }
-        if self.rating_change.is_none() {
-            let players = self.live.info().seats.clone().map(|seat| seat.player);
-            match store::rating_changes(&self.deps.reads, self.live.id(), players).await {
-                Ok(changes) if !changes.is_empty() => {
-                    self.rating_change = Some(encode(&ServerMessage::RatingChange { changes }));
-                }
-                Ok(_) => {}
-                Err(error) => tracing::warn!(%error, "reading a game's rating change"),
-            }
-        }
-        self.rating_change.clone()
     }
 
     pub(super) fn state(&self, you: Option<Side>) -> ByteString {
@@ -61,7 +40,7 @@ impl Host {
             self.connected(),
             self.watchers,
             self.countdowns(),
-            self.now(),
+            self.now,
         );
         encode(&ServerMessage::State(Box::new(state)))
     }
@@ -81,14 +60,10 @@ impl Host {
         }
     }
 
-    /// Sends an event to this instance's sockets, then to the other
-    /// instances through Redis. `versioned` is (version, the ply of a
-    /// `moved`) for events a `sync` replays.
-    pub(super) async fn emit(
-        &mut self,
-        message: &ServerMessage,
-        versioned: Option<(u64, Option<u32>)>,
-    ) {
+    /// An event for this instance's sockets and the other instances.
+    /// `versioned` is (version, the ply of a `moved`) for events a `sync`
+    /// replays.
+    pub(super) fn emit(&mut self, message: &ServerMessage, versioned: Option<(u64, Option<u32>)>) {
         let text = encode(message);
         if let Some((version, ply)) = versioned {
             self.recent.push_back((version, ply, text.clone()));
@@ -96,11 +71,7 @@ impl Host {
                 self.recent.pop_front();
             }
         }
-        let _ = self.events.send(Outbound::Text(text.clone()));
-        let route = match versioned {
-            Some((version, _)) => Route::Event { version },
-            None => Route::Notice,
-        };
-        self.deps.hub.publish(self.live.id(), route, &text).await;
+        let version = versioned.map(|(version, _)| version);
+        self.effect(Effect::Emit { text, version });
     }
 }

@@ -4,15 +4,12 @@
 //! game. A pending rematch offer goes with the player who made it.
 
 use bytestring::ByteString;
-use mancala_platform::clock::timestamp;
 use mancala_platform::socket::error_text;
 use mancala_proto::ErrorCode;
 use mancala_proto::game::ServerMessage;
 use mancala_rules::Side;
 
-use super::Host;
-use super::commit::CommitError;
-use crate::store;
+use super::state::{Ask, Flow, HostState, Pending};
 
 /// The seat whose player has had no socket for `limit_ms` at `now`.
 fn walked_out_at(
@@ -27,7 +24,7 @@ fn walked_out_at(
     })
 }
 
-impl Host {
+impl HostState {
     /// After a game in a friend's room, the seat whose player has been
     /// away for the reconnect window: they closed the page and left.
     pub(super) fn walked_out(&self, now: u64) -> Option<Side> {
@@ -39,36 +36,25 @@ impl Host {
         {
             return None;
         }
-        let limit = self.deps.settings.reconnect.as_millis() as u64;
-        walked_out_at(self.connections, self.absent_since, limit, now)
-    }
-
-    /// Records in the room whether anyone is connected (for its idle rule).
-    pub(super) async fn room_occupied(&self, occupied: bool) {
-        let Some(room) = self.live.info().room else {
-            return;
-        };
-        let since = (!occupied).then(|| timestamp(self.now()));
-        if let Err(error) = store::set_room_idle(&self.deps.postgres, room, since).await {
-            tracing::warn!(%error, "recording a room's idleness");
-        }
+        walked_out_at(
+            self.connections,
+            self.absent_since,
+            self.rules.reconnect_ms,
+            now,
+        )
     }
 
     /// A rematch offer is off once the player who made it is gone: nobody
     /// is put into a rated game after leaving.
-    pub(super) async fn withdraw_offer(&mut self, seat: Side) {
+    pub(super) fn withdraw_offer(&mut self, seat: Side) {
         if self.rematch_offer == Some(seat) {
             self.rematch_offer = None;
-            self.emit(&ServerMessage::RematchCancelled { by: seat }, None)
-                .await;
+            self.emit(&ServerMessage::RematchCancelled { by: seat }, None);
         }
     }
 
-    pub(super) async fn leave_room_request(
-        &mut self,
-        seat: Side,
-    ) -> Result<Vec<ByteString>, CommitError> {
-        let refuse = |message: &str| Ok(vec![error_text(ErrorCode::NotAllowed, message)]);
+    pub(super) fn leave_room_request(&mut self, seat: Side) -> Flow {
+        let refuse = |message: &str| Some(vec![error_text(ErrorCode::NotAllowed, message)]);
         if self.live.info().room.is_none() {
             return refuse("this game is not in a friend's room");
         }
@@ -79,35 +65,37 @@ impl Host {
             return refuse("the room has moved on to its next game; leave from there");
         }
         if self.room_left {
-            return Ok(Vec::new());
+            return Some(Vec::new());
         }
-        if !self.leave_room(seat).await {
-            return Ok(vec![error_text(
-                ErrorCode::Unavailable,
-                "leaving was not saved; retry",
-            )]);
+        if !self.leave_room(seat, Pending::LeaveRoom { seat }) {
+            return Some(self.room_left_stored(seat, false));
         }
-        Ok(Vec::new())
+        None
     }
 
-    /// Closes the friend room on behalf of the player of `seat`, who left
-    /// it for good; false when that could not be stored.
-    pub(super) async fn leave_room(&mut self, seat: Side) -> bool {
-        let (Some(room), Some(player)) = (
-            self.live.info().room,
-            self.live.info().seats[seat.index()].player,
-        ) else {
+    /// Asks to close the friend room on behalf of the player of `seat`,
+    /// who left it for good; false when there is no room or player.
+    pub(super) fn leave_room(&mut self, seat: Side, then: Pending) -> bool {
+        let info = self.live.info();
+        let (Some(room), Some(player)) = (info.room, info.seats[seat.index()].player) else {
             return false;
         };
-        let now = timestamp(self.now());
-        if let Err(error) = store::leave_room(&self.deps.postgres, room, player, now).await {
-            tracing::warn!(%error, %room, "leaving a room");
-            return false;
+        self.ask(Ask::LeaveRoom { room, player }, then);
+        true
+    }
+
+    /// Whether leaving was stored: the answer for the player who asked.
+    pub(super) fn room_left_stored(&mut self, seat: Side, left: bool) -> Vec<ByteString> {
+        if !left {
+            return vec![error_text(
+                ErrorCode::Unavailable,
+                "leaving was not saved; retry",
+            )];
         }
         self.room_left = true;
         self.rematch_offer = None;
-        self.emit(&ServerMessage::RoomLeft { seat }, None).await;
-        true
+        self.emit(&ServerMessage::RoomLeft { seat }, None);
+        Vec::new()
     }
 }
 

@@ -1,43 +1,43 @@
-//! The host of one game: a task that owns the [`LiveGame`], takes commands
-//! from the game's sockets through a cloneable [`GameHandle`], makes each
-//! change durable before applying and broadcasting it, runs the clocks and
-//! countdowns against the injected clock, asks the AI for its moves, and
-//! keeps the host lease.
+//! The host of one game: a pure [`HostState`] (`state.rs`) that decides
+//! everything, and the task here that owns it, takes commands from the
+//! game's sockets through a cloneable [`GameHandle`], feeds them to the
+//! state with the injected clock's time, and carries out the effects it
+//! returns (`effects.rs`): commits, events, the AI, the lease.
 //!
-//! Serial by construction: one command at a time, so two moves of one game
-//! can never race, and events leave in version order. By concern:
-//! `commands` (what seated players ask), `commit` (the one write path),
-//! `presence` (who is here), `friend_room` (the room a game belongs to),
-//! `timers` (what time alone does), `events` (what the game says) and
-//! `thinking` (the AI's turn). This file holds the task, its handle and
-//! the dispatch.
+//! Serial by construction: one command at a time, carried through to its
+//! last answer, so two moves of one game can never race, and events leave
+//! in version order. The state's concerns: `commands` (what seated players
+//! ask), `presence` (who is here), `friend_room` (the room a game belongs
+//! to), `timers` (what time alone does), `events` (what the game says) and
+//! `thinking` (the AI's turn); `commit` is the one write path.
 
 mod commands;
 mod commit;
+mod effects;
 mod events;
 mod friend_room;
 mod presence;
+mod state;
+#[cfg(test)]
+mod tests;
 mod thinking;
 mod timers;
 
 use mancala_rules::Side;
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytestring::ByteString;
-use mancala_platform::socket::error_text;
 use mancala_platform::{Clock, Redis};
-use mancala_proto::ErrorCode;
-use mancala_proto::error::{CLOSE_RESTART, CLOSE_ROOM_CLOSED};
+use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART};
 use mancala_proto::game::ServerMessage;
 use sqlx::PgPool;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
-use self::commit::CommitError;
+use self::state::{HostRules, HostState, Input};
 use super::hosted::{HostedGames, Lease};
 use super::live::{LiveGame, Refusal};
-use crate::ai::{self, AiPool, Cancel};
+use crate::ai::{self, Cancel};
 use crate::config::GameRoomSettings;
 use crate::hub::Hub;
 use crate::store::SeatCheck;
@@ -63,7 +63,7 @@ pub struct Deps {
     pub clock: Clock,
     pub settings: Arc<GameRoomSettings>,
     /// The process's AI workers.
-    pub ai: AiPool,
+    pub ai: ai::AiPool,
     /// Watchers' snapshots, shared by every watch socket of the process.
     pub snapshots: crate::ws::snapshots::Snapshots,
     /// The instance's group commit: every hosted game writes through it.
@@ -243,59 +243,38 @@ pub(crate) fn encode(message: &ServerMessage) -> ByteString {
     ByteString::from(serde_json::to_string(message).unwrap_or_default())
 }
 
-/// Whether the task goes on after a command.
-enum Next {
-    Continue,
-    /// Stop, closing the sockets with this code.
-    Stop(u16, &'static str),
-}
+/// Why the task stops: the close code and reason for its sockets.
+type Stop = (u16, &'static str);
 
-/// The task's state.
+/// The task: it owns the [`HostState`] and carries its effects out.
 struct Host {
-    live: LiveGame,
+    state: HostState,
     deps: Deps,
     /// The fencing token this task writes under.
     epoch: i64,
     own: mpsc::Sender<Command>,
     events: broadcast::Sender<Outbound>,
-    /// Versioned events: (version, the ply of a `moved`, text).
-    recent: VecDeque<(u64, Option<u32>, ByteString)>,
-    /// Sockets per seat.
-    connections: [u32; 2],
-    watchers: u32,
-    /// When the last player socket closed (clock ms).
-    idle_since: Option<u64>,
-    /// Since when each seat's player has had no socket here, in games
-    /// between two people: from the moment this host took the game for a
-    /// player who never came. During play it drives the reconnect
-    /// countdown; after a game in a friend's room, a player away this long
-    /// has left the room.
-    absent_since: [Option<u64>; 2],
-    /// A player left the friend room for good: no further game starts.
-    room_left: bool,
-    /// A standing rematch offer, by seat.
-    rematch_offer: Option<Side>,
-    /// The AI search under way, if one is: at most one per game. Its
-    /// reply names the version it answers, and is dropped for any other.
-    thinking: Option<Cancel>,
-    /// When the game's room closes at the latest (ms).
-    room_closes: Option<u64>,
     /// This instance's games: a series' next game is hosted here.
     hosted: HostedGames,
-    /// Counts the game against the instance's capacity while it is in
-    /// progress (admission refuses new games past it), and for a moment
-    /// after it ends while its players may still ask for a rematch.
+    /// Counts the game against the instance's capacity while the state
+    /// says it holds its place (admission refuses new games past it).
     in_progress: Option<mancala_platform::GameInProgress>,
-    /// Until when (clock ms) a finished game keeps its place for a rematch.
-    held_until: Option<u64>,
     /// Whether the game was last marked occupied (listed as live): only
     /// then does leaving it cost a Redis write.
     listed: bool,
-    /// The rating change of this finished rated game, once known (heard
-    /// from the rating service, or read back for a late joiner).
-    rating_change: Option<ByteString>,
+    /// The AI search under way, if one is.
+    thinking: Option<Cancel>,
     /// Who asked this host to drain, told once its lease is released.
     drained: Option<oneshot::Sender<()>>,
+}
+
+/// Where the answer to the input being carried out goes.
+enum Replier {
+    Nobody,
+    Texts(oneshot::Sender<Vec<ByteString>>),
+    Join(oneshot::Sender<Result<Joined, Refusal>>),
+    SeatCheck(oneshot::Sender<SeatCheck>),
+    Hint(oneshot::Sender<Result<(u32, ai::Request), ByteString>>),
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
@@ -314,29 +293,21 @@ pub(crate) fn spawn(
     };
     let (events, _) = broadcast::channel(EVENT_CAPACITY);
     let now = deps.clock.now_millis();
-    // Nobody is connected yet: a player who never comes is absent from now.
-    let absent = live.info().between_people().then_some(now);
-    let in_progress = (!live.is_over()).then(|| deps.admission.game_in_progress());
+    let rules = HostRules::of(&deps.settings);
+    let state = HostState::new(live, rules, now, room_closes);
+    let in_progress = state
+        .holds_place()
+        .then(|| deps.admission.game_in_progress());
     let host = Host {
-        idle_since: Some(now),
-        live,
+        state,
         deps,
         epoch,
         own: commands,
         events,
-        recent: VecDeque::new(),
-        connections: [0, 0],
-        watchers: 0,
-        absent_since: [absent, absent],
-        room_left: false,
-        rematch_offer: None,
-        thinking: None,
-        room_closes,
         hosted,
         in_progress,
-        held_until: None,
         listed: false,
-        rating_change: None,
+        thinking: None,
         drained: None,
     };
     let own = handle.clone();
@@ -353,46 +324,54 @@ impl Host {
         self.deps.clock.now_millis()
     }
 
+    fn id(&self) -> Uuid {
+        self.state.live().id()
+    }
+
+    #[tracing::instrument(name = "host", skip_all, fields(game = %self.id(), epoch = self.epoch))]
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>, lease: Lease) {
-        let id = self.live.id();
+        let id = self.id();
         let mut subscription = self.deps.hub.subscribe_host(id).await;
-        self.watchers = self.deps.hub.watchers(id).await;
+        let watchers = self.deps.hub.watchers(id).await;
         let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut tick = tokio::time::interval(self.deps.settings.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        self.think();
-        let stop = loop {
-            let next = tokio::select! {
+        let mut stop = self
+            .carry(Input::Started { watchers }, Replier::Nobody)
+            .await;
+        let (code, reason) = loop {
+            if let Some(stop) = stop {
+                break stop;
+            }
+            stop = tokio::select! {
                 command = inbox.recv() => match command {
-                    Some(command) => self.handle(command).await,
-                    None => Next::Stop(CLOSE_RESTART, "the game is moving"),
+                    Some(command) => {
+                        let (input, replier) = self.accept(command);
+                        self.carry(input, replier).await
+                    }
+                    None => Some((CLOSE_RESTART, "the game is moving")),
                 },
-                _ = renew.tick() => {
-                    self.mark_players(&[]).await;
-                    if lease.renew(self.deps.leases.redis().await).await {
-                        Next::Continue
-                    } else {
+                _ = renew.tick() => match self.carry(Input::Renewing, Replier::Nobody).await {
+                    Some(stop) => Some(stop),
+                    None if lease.renew(self.deps.leases.redis().await).await => None,
+                    None => {
                         metrics::counter!("game_leases_lost_total").increment(1);
                         tracing::warn!(game = %id, "host lease lost; unloading");
-                        Next::moved_away()
+                        Some((CLOSE_ELSEWHERE, "the game moved to another instance"))
                     }
-                }
-                _ = tick.tick() => self.on_tick().await,
-                message = subscription.receiver.recv() => {
-                    if let Ok(text) = message {
-                        self.relay(text);
-                    }
-                    Next::Continue
-                }
+                },
+                _ = tick.tick() => self.carry(Input::Tick, Replier::Nobody).await,
+                message = subscription.receiver.recv() => match message {
+                    Ok(text) => self.carry(Input::Heard(text), Replier::Nobody).await,
+                    Err(_) => None,
+                },
             };
-            self.hold_or_free_place();
-            if let Next::Stop(code, reason) = next {
-                break (code, reason);
-            }
         };
-        let _ = self.events.send(Outbound::Close(stop.0, stop.1));
-        self.stop_thinking();
+        let _ = self.events.send(Outbound::Close(code, reason));
+        if let Some(thinking) = &self.thinking {
+            thinking.cancel();
+        }
         inbox.close();
         lease.release(&self.deps.redis).await;
         if let Some(done) = self.drained.take() {
@@ -400,87 +379,52 @@ impl Host {
         }
     }
 
-    async fn handle(&mut self, command: Command) -> Next {
+    /// A command as the state's input, and where its answer goes.
+    fn accept(&mut self, command: Command) -> (Input, Replier) {
         match command {
-            Command::Join { player, reply } => {
-                let _ = reply.send(self.join(player).await);
-                // Told at once, not at the next tick, so a page never
-                // offers a rematch in a room that has closed.
-                if self.finished_room_closed(self.now()) {
-                    return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
-                }
-            }
+            Command::Join { player, reply } => (Input::Join { player }, Replier::Join(reply)),
             Command::SeatCheck { player, reply } => {
-                let check = if !self.live.seats_of(player).is_empty() {
-                    SeatCheck::Seated
-                } else if self.live.replaced(player) {
-                    SeatCheck::Replaced
-                } else {
-                    SeatCheck::Stranger
-                };
-                let _ = reply.send(check);
+                (Input::SeatCheck { player }, Replier::SeatCheck(reply))
             }
-            Command::Leave { seats } => self.leave(seats).await,
-            Command::Hint { seats, reply } => {
-                let answer = match self.hint_request(&seats) {
-                    Ok(search) => match self.limited(commands::Counted::Hints, &seats).await {
-                        Some(refused) => Err(refused),
-                        None => Ok(search),
-                    },
-                    Err(refusal) => Err(error_text(refusal.code, &refusal.message)),
-                };
-                let _ = reply.send(answer);
-            }
+            Command::Leave { seats } => (Input::Leave { seats }, Replier::Nobody),
             Command::Seated {
                 seats,
                 request,
                 reply,
-            } => {
-                // A seat an AI took over since the socket joined is not
-                // the socket's any more.
-                let seats: Vec<Side> = seats
-                    .into_iter()
-                    .filter(|&seat| !self.live.info().is_ai(seat))
-                    .collect();
-                let Some(seat) = self.acting_seat(&seats) else {
-                    let _ = reply.send(vec![error_text(ErrorCode::NotAllowed, REPLACED)]);
-                    return Next::Continue;
-                };
-                match self.request(seat, &seats, request).await {
-                    Ok(answer) => {
-                        let _ = reply.send(answer);
-                        self.think();
-                    }
-                    Err(CommitError::Store(error)) => {
-                        tracing::warn!(%error, game = %self.live.id(), ?request, "not saved");
-                        let message = match request {
-                            Request::Move { .. } => "the move was not saved; retry it",
-                            _ => "not saved; retry",
-                        };
-                        let _ = reply.send(vec![error_text(ErrorCode::Unavailable, message)]);
-                    }
-                    Err(CommitError::Fenced) => {
-                        let _ = reply.send(vec![error_text(
-                            ErrorCode::Unavailable,
-                            "the game moved to another instance; reconnect",
-                        )]);
-                        return Next::moved_away();
-                    }
-                }
-            }
+            } => (Input::Seated { seats, request }, Replier::Texts(reply)),
             Command::Sync { since, you, reply } => {
-                let _ = reply.send(self.since(since, you));
+                (Input::Sync { since, you }, Replier::Texts(reply))
             }
+            Command::Hint { seats, reply } => (Input::Hint { seats }, Replier::Hint(reply)),
             Command::Thought { version, seat, pit } => {
-                return self.thought(version, seat, pit).await;
+                self.thinking = None;
+                (Input::Thought { version, seat, pit }, Replier::Nobody)
             }
             Command::Drain { done } => {
                 // Answered once the lease is released, so that a process
                 // stopping after its drain leaves no lease to lapse.
                 self.drained = Some(done);
-                return Next::Stop(CLOSE_RESTART, "the server is restarting; reconnect");
+                (Input::Drain, Replier::Nobody)
             }
         }
-        Next::Continue
+    }
+
+    /// Hands `input` to the state and carries out what it says, answering
+    /// each of its asks, until the input is done; then whether to stop.
+    async fn carry(&mut self, input: Input, mut replier: Replier) -> Option<Stop> {
+        let mut step = self.state.step(input, self.now());
+        let mut stop = None;
+        loop {
+            for effect in std::mem::take(&mut step.effects) {
+                if let Some(stopping) = self.carry_out(effect, &mut replier).await {
+                    stop = Some(stopping);
+                }
+            }
+            let Some(ask) = step.ask.take() else {
+                return stop;
+            };
+            let answer = self.answer(ask).await;
+            step = self.state.answer(answer, self.now());
+        }
     }
 }

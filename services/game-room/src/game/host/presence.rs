@@ -4,12 +4,13 @@
 //! goes.
 
 use mancala_proto::ErrorCode;
-use mancala_proto::bus::names;
+use mancala_proto::error::CLOSE_ROOM_CLOSED;
 use mancala_proto::game::ServerMessage;
 use mancala_rules::Side;
 use uuid::Uuid;
 
-use super::{Host, Joined, REPLACED};
+use super::REPLACED;
+use super::state::{Ask, Effect, HostState, Marks, Pending, Reply};
 use crate::game::live::Refusal;
 
 /// Each seat's countdown (ms left) at `now`, for players away since
@@ -18,19 +19,22 @@ fn countdowns_at(absent_since: [Option<u64>; 2], limit_ms: u64, now: u64) -> [Op
     absent_since.map(|since| since.map(|since| limit_ms.saturating_sub(now.saturating_sub(since))))
 }
 
-impl Host {
+impl HostState {
     /// A socket of `player` joins: their seats, or why they have none.
-    pub(super) async fn join(&mut self, player: Uuid) -> Result<Joined, Refusal> {
+    pub(super) fn join(&mut self, player: Uuid) {
         let seats = self.live.seats_of(player);
         if seats.is_empty() {
-            return Err(if self.live.replaced(player) {
+            let refusal = if self.live.replaced(player) {
                 Refusal::new(ErrorCode::NotAllowed, REPLACED)
             } else {
                 Refusal::new(
                     ErrorCode::Forbidden,
                     "you hold no seat in this game; watch it instead",
                 )
-            });
+            };
+            self.reply(Reply::Refused(refusal));
+            self.close_if_room_closed();
+            return;
         }
         let before = self.connected();
         for &seat in &seats {
@@ -38,27 +42,49 @@ impl Host {
             self.absent_since[seat.index()] = None;
         }
         if self.idle_since.take().is_some() {
-            self.room_occupied(true).await;
+            self.room_idle(None);
         }
-        let joined = Joined {
-            events: self.events.subscribe(),
-            state: self.state(seats.first().copied()),
+        // A page opened (or reloaded) after a rated game shows the ratings
+        // it left: as heard, or read back from the rating history (this
+        // host was loaded after the change was made).
+        if self.live.is_over() && self.live.info().rated && self.rating_change.is_none() {
+            self.ask(Ask::RatingChange, Pending::Join { seats, before });
+            return;
+        }
+        self.joined(seats, before);
+    }
+
+    /// The joining socket's snapshot, then what everyone hears of it.
+    pub(super) fn joined(&mut self, seats: Vec<Side>, before: [bool; 2]) {
+        let rated_over = self.live.is_over() && self.live.info().rated;
+        let rating_change = self.rating_change.clone().filter(|_| rated_over);
+        let state = self.state(seats.first().copied());
+        self.reply(Reply::Joined {
+            state,
             seats,
-            rating_change: self.known_rating_change().await,
-        };
-        self.mark_players(&[]).await;
-        self.announce_presence(before).await;
-        Ok(joined)
+            rating_change,
+        });
+        self.mark_players(Vec::new());
+        self.announce_presence(before);
+        self.close_if_room_closed();
+    }
+
+    /// Told at once, not at the next tick, so a page never offers a
+    /// rematch in a room that has closed.
+    fn close_if_room_closed(&mut self) {
+        if self.finished_room_closed(self.now) {
+            self.stop(CLOSE_ROOM_CLOSED, "the room closed");
+        }
     }
 
     /// A socket of these seats closed.
-    pub(super) async fn leave(&mut self, seats: Vec<Side>) {
+    pub(super) fn leave(&mut self, seats: Vec<Side>) {
         let before = self.connected();
         for seat in seats {
             let count = &mut self.connections[seat.index()];
             *count = count.saturating_sub(1);
         }
-        let now = self.now();
+        let now = self.now;
         let counts = self.live.info().between_people();
         let mut gone = Vec::new();
         for (seat, was_here) in Side::BOTH.into_iter().zip(before) {
@@ -68,21 +94,21 @@ impl Host {
             gone.extend(self.live.info().seats[seat.index()].player);
             if counts {
                 self.absent_since[seat.index()] = Some(now);
-                self.withdraw_offer(seat).await;
+                self.withdraw_offer(seat);
             }
         }
         // Told at once, not at the next renewal: the lobby's lists and
         // figures must not show a game nobody is playing any more.
-        self.mark_players(&gone).await;
+        self.mark_players(gone);
         // A room whose series moved on to its next game is not left empty
         // by the old game's sockets closing.
         if self.connections == [0, 0] {
             self.idle_since = Some(now);
             if self.live.rematch().is_none() {
-                self.room_occupied(false).await;
+                self.room_idle(Some(now));
             }
         }
-        self.announce_presence(before).await;
+        self.announce_presence(before);
     }
 
     pub(super) fn connected(&self) -> [bool; 2] {
@@ -95,8 +121,14 @@ impl Host {
         if self.live.is_over() {
             return [None, None];
         }
-        let limit = self.deps.settings.reconnect.as_millis() as u64;
-        countdowns_at(self.absent_since, limit, self.now())
+        countdowns_at(self.absent_since, self.rules.reconnect_ms, self.now)
+    }
+
+    /// Records in the room whether anyone is connected (for its idle rule).
+    fn room_idle(&mut self, since: Option<u64>) {
+        if let Some(room) = self.live.info().room {
+            self.effect(Effect::RoomIdle { room, since });
+        }
     }
 
     /// Counts this game's connected players as online and playing in the
@@ -106,51 +138,21 @@ impl Host {
     /// here just closed: they stop counting as playing at once. (One still
     /// at another game counts again at that game's next renewal, seconds
     /// later: a short undercount rather than a ghost.)
-    pub(super) async fn mark_players(&mut self, gone: &[Uuid]) {
-        let until = self.now() + 30_000;
-        let redis = &self.deps.redis;
-        let playing_key = redis.key(names::PLAYING);
-        let mut pipe = redis::pipe();
-        let mut commands = 0;
-        let mut occupied = false;
+    pub(super) fn mark_players(&mut self, gone: Vec<Uuid>) {
+        let mut marks = Marks::default();
         for (seat, info) in self.live.info().seats.iter().enumerate() {
             let Some(player) = info.player.filter(|_| self.connections[seat] > 0) else {
                 continue;
             };
-            let player = player.to_string();
-            commands += 2;
-            pipe.zadd(redis.key(names::ONLINE), &player, until).ignore();
-            if self.live.is_over() || info.ai.is_some() {
-                pipe.zrem(&playing_key, &player).ignore();
-            } else {
-                occupied = true;
-                pipe.zadd(&playing_key, &player, until).ignore();
-            }
+            let playing = !self.live.is_over() && info.ai.is_none();
+            marks.occupied |= playing;
+            marks.here.push((player, playing));
         }
-        for player in gone
-            .iter()
-            .filter(|&&player| !self.connected_player(player))
-        {
-            commands += 1;
-            pipe.zrem(&playing_key, player.to_string()).ignore();
-        }
-        let game = self.live.id().to_string();
-        if occupied {
-            commands += 1;
-            pipe.zadd(redis.key(names::OCCUPIED), &game, until).ignore();
-        } else if self.listed {
-            commands += 1;
-            pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
-        }
-        if commands == 0 {
-            // Nothing to say (Redis refuses an empty pipeline).
-            return;
-        }
-        let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
-        match marked {
-            Ok(()) => self.listed = occupied,
-            Err(error) => tracing::warn!(%error, "counting players online"),
-        }
+        marks.gone = gone
+            .into_iter()
+            .filter(|&player| !self.connected_player(player))
+            .collect();
+        self.effect(Effect::Mark(marks));
     }
 
     /// Whether `player` still has a socket at one of this game's seats (a
@@ -164,12 +166,12 @@ impl Host {
             .any(|(seat, sockets)| sockets > 0 && seat.player == Some(player))
     }
 
-    pub(super) async fn announce_presence(&mut self, before: [bool; 2]) {
+    pub(super) fn announce_presence(&mut self, before: [bool; 2]) {
         let now = self.connected();
         if now == before {
             return;
         }
-        self.deps.hub.set_presence(self.live.id(), now).await;
+        self.effect(Effect::Presence(now));
         let countdowns = self.countdowns();
         for seat in Side::BOTH {
             if now[seat.index()] != before[seat.index()] {
@@ -178,7 +180,7 @@ impl Host {
                     connected: now[seat.index()],
                     countdown_ms: countdowns[seat.index()],
                 };
-                self.emit(&message, None).await;
+                self.emit(&message, None);
             }
         }
     }

@@ -1,23 +1,22 @@
 //! The AI's turn: a search asked of the process's pool (`crate::ai`), at
-//! most one per game, cancelled when the position it answers is gone.
+//! most one per game, dropped when the position it answers is gone.
 
 use mancala_ai::{AnyAi, Level};
 use mancala_rules::Side;
 
-use super::commit::CommitError;
-use super::{Command, Host, Next};
+use super::state::{Effect, HostState, Origin};
 use crate::ai;
 use crate::game::live::Refusal;
 
-impl Host {
-    /// Asks the AI for a move when an AI seat is to move: from the
-    /// process's pool, which runs it off the runtime, under its deadline.
+impl HostState {
+    /// Asks the AI for a move when an AI seat is to move and no search is
+    /// under way.
     pub(super) fn think(&mut self) {
         let Some(seat) = self.live.turn() else {
             return;
         };
         let info = self.live.info();
-        if !info.is_ai(seat) || self.thinking.is_some() {
+        if !info.is_ai(seat) || self.thinking {
             return;
         }
         let level = info.seats[seat.index()]
@@ -40,16 +39,12 @@ impl Host {
                 .player
                 .unwrap_or(self.live.id()),
         };
-        let own = self.own.clone();
-        let cancel = self.deps.ai.think(request, move |outcome| async move {
-            let pit = match outcome {
-                ai::Outcome::Move { pit, .. } => Some(pit),
-                ai::Outcome::Nothing => None,
-            };
-            // The game may have unloaded meanwhile: nobody to tell.
-            let _ = own.send(Command::Thought { version, seat, pit }).await;
+        self.thinking = true;
+        self.effect(Effect::Think {
+            request,
+            version,
+            seat,
         });
-        self.thinking = Some(cancel);
     }
 
     /// The search behind a hint for the side to move: the Advanced engine
@@ -70,33 +65,27 @@ impl Host {
         Ok((self.live.ply() + 1, request))
     }
 
-    /// Cancels the search under way; it still reports (with nothing).
+    /// Stops the search under way; it still reports (with nothing).
     pub(super) fn stop_thinking(&mut self) {
-        if let Some(thinking) = &self.thinking {
-            thinking.cancel();
+        if self.thinking {
+            self.effect(Effect::StopThinking);
         }
     }
 
     /// The AI's answer: played if it is still the position it was asked
     /// about; then the next search, if the AI is to move again.
-    pub(super) async fn thought(&mut self, version: u64, seat: Side, pit: Option<u8>) -> Next {
-        self.thinking = None;
+    pub(super) fn thought(&mut self, version: u64, seat: Side, pit: Option<u8>) {
+        self.thinking = false;
+        self.origin = Origin::Thought;
         if let Some(pit) = pit
             && version == self.live.version()
             && self.live.turn() == Some(seat)
             && self.live.info().is_ai(seat)
         {
             let ply = self.live.ply() + 1;
-            match self.play(seat, pit, ply, true).await {
-                Ok(_) => {}
-                Err(CommitError::Fenced) => return Next::moved_away(),
-                // The next search tries again.
-                Err(CommitError::Store(error)) => {
-                    tracing::warn!(%error, game = %self.live.id(), "storing the AI's move failed");
-                }
-            }
+            let flow = self.play(seat, pit, ply, true);
+            return self.end_flow(flow.map(Ok));
         }
         self.think();
-        Next::Continue
     }
 }

@@ -2,14 +2,10 @@
 //! tick: a flag falls, a first move is missed, the room's life ends, a
 //! player walks out after a game, nobody is left and the game unloads.
 
-use mancala_platform::clock::timestamp;
-use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART, CLOSE_ROOM_CLOSED};
-use mancala_proto::game::{EndReason, ServerMessage};
+use mancala_proto::error::{CLOSE_RESTART, CLOSE_ROOM_CLOSED};
+use mancala_proto::game::{EndReason, Over, ServerMessage};
 
-use super::commit::CommitError;
-use super::{Host, Next};
-use crate::store;
-
+use super::state::{Ask, Effect, HostState, Origin, Pending, Then};
 /// Whether a game nobody has been connected to since `idle_since` has
 /// waited `limit_ms` at `now`, and may unload.
 fn idle_long_enough(idle_since: Option<u64>, limit_ms: u64, now: u64) -> bool {
@@ -50,57 +46,65 @@ fn holds_place(now: u64, until: u64, moved_on: bool, room_left: bool, anyone_her
     now < until && !moved_on && !room_left && anyone_here
 }
 
-impl Host {
-    /// After every event: a finished game frees its place among the
+impl HostState {
+    /// After every input: a finished game frees its place among the
     /// instance's games once its rematch is made or can no longer be.
     pub(super) fn hold_or_free_place(&mut self) {
-        if self.in_progress.is_none() || !self.live.is_over() {
+        if !self.holds_place || !self.live.is_over() {
             return;
         }
-        let now = self.now();
+        let now = self.now;
         let until = *self.held_until.get_or_insert(now + REMATCH_HOLD_MS);
         let moved_on = self.live.rematch().is_some();
         let anyone_here = self.connections.iter().any(|&sockets| sockets > 0);
         if !holds_place(now, until, moved_on, self.room_left, anyone_here) {
-            self.in_progress = None;
+            self.free_place();
+        }
+    }
+
+    pub(super) fn free_place(&mut self) {
+        if self.holds_place {
+            self.holds_place = false;
+            self.effect(Effect::FreePlace);
         }
     }
 
     /// Timers, read against the injected clock.
-    pub(super) async fn on_tick(&mut self) -> Next {
-        let now = self.now();
+    pub(super) fn on_tick(&mut self) {
+        let now = self.now;
+        self.origin = Origin::Tick;
         if self.live.is_over() {
-            if let Some(seat) = self.walked_out(now) {
-                let _ = self.leave_room(seat).await;
+            if let Some(seat) = self.walked_out(now)
+                && self.leave_room(seat, Pending::WalkedOut { seat })
+            {
+                return;
             }
-            if self.finished_room_closed(now) {
-                return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
-            }
-            return self.idle_check();
+            return self.after_walk_out();
         }
         if let Some(closes) = self.room_closes
             && now >= closes
         {
-            return self.close_room().await;
+            return self.close_room();
         }
-        let first_move = self.deps.settings.first_move.as_millis() as u64;
         let end = self
             .live
             .flag_fall(now)
-            .or_else(|| self.live.first_move_missed(now, first_move));
+            .or_else(|| self.live.first_move_missed(now, self.rules.first_move_ms));
         if let Some(over) = end {
             // A flag falls, or a first move is missed, on the side to move.
-            match self.end(over, self.live.turn()).await {
-                Ok(()) => {}
-                Err(CommitError::Fenced) => return Next::moved_away(),
-                // Tried again at the next tick.
-                Err(CommitError::Store(error)) => {
-                    tracing::warn!(%error, game = %self.live.id(), "storing the end failed");
-                }
-            }
-            return Next::Continue;
+            let flow = self.end(over, self.live.turn(), Vec::new());
+            return self.end_flow(flow.map(Ok));
         }
-        self.idle_check()
+        self.idle_check();
+    }
+
+    /// The rest of a finished game's tick, once a player who walked out
+    /// has left its room.
+    pub(super) fn after_walk_out(&mut self) {
+        if self.finished_room_closed(self.now) {
+            return self.stop(CLOSE_ROOM_CLOSED, "the room closed");
+        }
+        self.idle_check();
     }
 
     /// Whether this finished game's room ran out of time (or a rematch
@@ -113,7 +117,7 @@ impl Host {
             && self.room_closes.is_some_and(|closes| now >= closes)
     }
 
-    fn idle_check(&self) -> Next {
+    fn idle_check(&mut self) {
         // A finished game is of little use here once its sockets closed (a
         // late visitor loads it back): kept for the idle window, a busy
         // instance would hold tens of thousands of them, each renewing its
@@ -124,58 +128,41 @@ impl Host {
             over,
             over && self.live.rematch().is_some(),
             self.live.info().room.is_some(),
-            self.deps.settings.idle_unload.as_millis() as u64,
+            self.rules.idle_unload_ms,
         );
         // An AI still thinking keeps the game loaded: its move is coming.
-        if idle_long_enough(self.idle_since, limit, self.now()) && self.thinking.is_none() {
-            Next::Stop(CLOSE_RESTART, "the game was unloaded")
-        } else {
-            Next::Continue
+        if idle_long_enough(self.idle_since, limit, self.now) && !self.thinking {
+            self.stop(CLOSE_RESTART, "the game was unloaded");
         }
     }
 
-    async fn close_room(&mut self) -> Next {
+    fn close_room(&mut self) {
         let over = self.live.aborted(EndReason::RoomClosed);
-        match self.end(over, None).await {
-            Ok(()) => {}
-            Err(CommitError::Store(error)) => {
-                tracing::warn!(%error, game = %self.live.id(), "closing the room's game failed");
-                return Next::Continue;
-            }
-            Err(CommitError::Fenced) => {
-                // The room sweeper may have closed the room (and aborted
-                // this game) a moment before this task's timer did: the
-                // same end.
-                let closed = match self.live.info().room {
-                    Some(room) => store::room_deadline(&self.deps.postgres, room)
-                        .await
-                        .ok()
-                        .flatten()
-                        .is_some_and(|(_, closed)| closed),
-                    None => false,
-                };
-                if !closed {
-                    return Next::moved_away();
-                }
-                self.live.finish(over);
-                self.emit(&ServerMessage::Over(over), Some((over.version, None)))
-                    .await;
-                return Next::Stop(CLOSE_ROOM_CLOSED, "the room closed");
-            }
-        }
-        // Closing it now: it counts as idle since now.
-        let now = timestamp(self.now());
-        if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, now).await {
-            tracing::warn!(%error, "closing a room");
-        }
-        Next::Stop(CLOSE_ROOM_CLOSED, "the room closed")
+        let change = crate::store::Change::End {
+            over,
+            at_ms: self.now,
+            offence: None,
+        };
+        self.commit(change, Then::CloseRoom { over });
     }
-}
 
-impl Next {
-    /// Another host has the game: stop, and send the sockets there.
-    pub(super) fn moved_away() -> Next {
-        Next::Stop(CLOSE_ELSEWHERE, "the game moved to another instance")
+    /// The room's game was fenced as its timer closed it: the room sweeper
+    /// may have closed the room (and aborted this game) a moment before,
+    /// which is the same end; otherwise another host has the game.
+    pub(super) fn close_room_fenced(&mut self, over: Over) {
+        match self.live.info().room {
+            Some(room) => self.ask(Ask::RoomClosed { room }, Pending::RoomClosed { over }),
+            None => self.moved_away(),
+        }
+    }
+
+    pub(super) fn room_closed_elsewhere(&mut self, over: Over, closed: bool) {
+        if !closed {
+            return self.moved_away();
+        }
+        self.live.finish(over);
+        self.emit(&ServerMessage::Over(over), Some((over.version, None)));
+        self.stop(CLOSE_ROOM_CLOSED, "the room closed");
     }
 }
 

@@ -295,6 +295,17 @@ impl LiveGame {
         self.over.as_ref()
     }
 
+    /// Whether the game ended with a result, not aborted.
+    pub fn was_played_out(&self) -> bool {
+        self.over
+            .is_some_and(|over| over.result != GameResult::Aborted)
+    }
+
+    /// Whether the game, now over, moves its players' ratings.
+    pub fn rates_its_players(&self) -> bool {
+        self.info.rated && self.was_played_out()
+    }
+
     pub fn is_over(&self) -> bool {
         self.over.is_some()
     }

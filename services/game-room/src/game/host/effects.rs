@@ -1,0 +1,252 @@
+//! The task's half of the host: carrying out the effects the state
+//! returns (sockets, the Redis bus and lobby marks, the AI pool, room
+//! rows) and answering its asks (commits, limits, admission, rematches,
+//! rows read back). Nothing here decides anything about the game.
+
+use bytestring::ByteString;
+use mancala_platform::clock::timestamp;
+use mancala_platform::ratelimit;
+use mancala_platform::socket::error_body_text;
+use mancala_proto::bus::{Route, names};
+use mancala_proto::game::ServerMessage;
+use mancala_proto::{ErrorBody, ErrorCode};
+
+use super::state::{Answer, Ask, Counted, Effect, Marks, Reply};
+use super::{Command, Host, Joined, Outbound, Replier, Stop, commit, encode};
+use crate::ai;
+use crate::game::rematch;
+use crate::store;
+
+impl Host {
+    /// Carries out one effect; `Some` when the task is to stop.
+    pub(super) async fn carry_out(
+        &mut self,
+        effect: Effect,
+        replier: &mut Replier,
+    ) -> Option<Stop> {
+        match effect {
+            Effect::Reply(reply) => self.reply(reply, std::mem::replace(replier, Replier::Nobody)),
+            Effect::Emit { text, version } => {
+                let _ = self.events.send(Outbound::Text(text.clone()));
+                let route = match version {
+                    Some(version) => Route::Event { version },
+                    None => Route::Notice,
+                };
+                self.deps.hub.publish(self.id(), route, &text).await;
+            }
+            Effect::Local(text) => {
+                let _ = self.events.send(Outbound::Text(text));
+            }
+            Effect::Think {
+                request,
+                version,
+                seat,
+            } => {
+                let own = self.own.clone();
+                let cancel = self.deps.ai.think(request, move |outcome| async move {
+                    let pit = match outcome {
+                        ai::Outcome::Move { pit, .. } => Some(pit),
+                        ai::Outcome::Nothing => None,
+                    };
+                    // The game may have unloaded meanwhile: nobody to tell.
+                    let _ = own.send(Command::Thought { version, seat, pit }).await;
+                });
+                self.thinking = Some(cancel);
+            }
+            Effect::StopThinking => {
+                if let Some(thinking) = &self.thinking {
+                    thinking.cancel();
+                }
+            }
+            Effect::Analyse => self.analyse(),
+            Effect::WakeRatings => self.deps.hub.wake_ratings(self.id()).await,
+            Effect::Mark(marks) => self.mark(marks).await,
+            Effect::Presence(connected) => self.deps.hub.set_presence(self.id(), connected).await,
+            Effect::RoomIdle { room, since } => {
+                let since = since.map(timestamp);
+                if let Err(error) = store::set_room_idle(&self.deps.postgres, room, since).await {
+                    tracing::warn!(%error, "recording a room's idleness");
+                }
+            }
+            Effect::CloseExpiredRooms { now } => {
+                let now = timestamp(now);
+                if let Err(error) = store::close_expired_rooms(&self.deps.postgres, now, now).await
+                {
+                    tracing::warn!(%error, "closing a room");
+                }
+            }
+            Effect::FreePlace => self.in_progress = None,
+            Effect::Stop(code, reason) => return Some((code, reason)),
+        }
+        None
+    }
+
+    fn reply(&self, reply: Reply, replier: Replier) {
+        let sent = match (reply, replier) {
+            (Reply::Texts(texts), Replier::Texts(to)) => to.send(texts).is_ok(),
+            (
+                Reply::Joined {
+                    state,
+                    seats,
+                    rating_change,
+                },
+                Replier::Join(to),
+            ) => {
+                // Subscribed before anything else is sent: the socket hears
+                // every event after its snapshot, its own arrival first.
+                let joined = Joined {
+                    events: self.events.subscribe(),
+                    state,
+                    seats,
+                    rating_change,
+                };
+                to.send(Ok(joined)).is_ok()
+            }
+            (Reply::Refused(refusal), Replier::Join(to)) => to.send(Err(refusal)).is_ok(),
+            (Reply::SeatCheck(check), Replier::SeatCheck(to)) => to.send(check).is_ok(),
+            (Reply::Hint(hint), Replier::Hint(to)) => to.send(hint).is_ok(),
+            (reply, _) => {
+                tracing::error!(?reply, "a host reply for another question");
+                false
+            }
+        };
+        // The asker gave up (its socket closed): nothing to do.
+        let _ = sent;
+    }
+
+    /// The outcome of an ask.
+    pub(super) async fn answer(&mut self, ask: Ask) -> Answer {
+        let deps = &self.deps;
+        match ask {
+            Ask::Commit(change) => Answer::Committed(
+                commit::commit(&deps.writer, &deps.admission, self.id(), self.epoch, change).await,
+            ),
+            Ask::Limit { kind, player } => Answer::Limit(self.limited(kind, player).await),
+            Ask::Admit { held } => {
+                let admitted = if held {
+                    deps.admission.admit_held("rematch")
+                } else {
+                    deps.admission.admit("rematch")
+                };
+                Answer::Admitted(admitted.map_err(|busy| error_body_text(&busy.body())))
+            }
+            Ask::CreateRematch => {
+                let now = timestamp(self.now());
+                let limit = deps.settings.rated_pair_limit;
+                let info = self.state.live().info();
+                let made = rematch::create(&self.hosted, info, now, limit).await;
+                Answer::RematchMade(made.map_err(|error| {
+                    tracing::warn!(%error, "creating a rematch failed");
+                }))
+            }
+            Ask::LeaveRoom { room, player } => {
+                let now = timestamp(self.now());
+                let left = store::leave_room(&deps.postgres, room, player, now).await;
+                if let Err(error) = &left {
+                    tracing::warn!(%error, %room, "leaving a room");
+                }
+                Answer::RoomLeft(left.is_ok())
+            }
+            Ask::RoomClosed { room } => {
+                let closed = store::room_deadline(&deps.postgres, room).await;
+                Answer::RoomClosed(closed.ok().flatten().is_some_and(|(_, closed)| closed))
+            }
+            Ask::RatingChange => {
+                let players = self
+                    .state
+                    .live()
+                    .info()
+                    .seats
+                    .clone()
+                    .map(|seat| seat.player);
+                match store::rating_changes(&deps.reads, self.id(), players).await {
+                    Ok(changes) if !changes.is_empty() => {
+                        Answer::RatingChange(Some(encode(&ServerMessage::RatingChange { changes })))
+                    }
+                    Ok(_) => Answer::RatingChange(None),
+                    Err(error) => {
+                        tracing::warn!(%error, "reading a game's rating change");
+                        Answer::RatingChange(None)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The refusal when `player` has undone or asked for hints too much
+    /// lately, counted across instances. A Redis outage lets them through.
+    async fn limited(&self, kind: Counted, player: uuid::Uuid) -> Option<ByteString> {
+        let (kind, limit) = match kind {
+            Counted::Undos => ("undos", self.deps.settings.undos),
+            Counted::Hints => ("hints", self.deps.settings.hints),
+        };
+        let now = self.deps.clock.now_secs();
+        let redis = &self.deps.redis;
+        match ratelimit::hit(redis, kind, &player.to_string(), limit, now).await {
+            Ok(ratelimit::Decision::Limited { retry_after }) => Some(error_body_text(&ErrorBody {
+                retry_after: Some(retry_after),
+                ..ErrorBody::new(
+                    ErrorCode::RateLimited,
+                    format!("too many {kind}; retry in {retry_after} s"),
+                )
+            })),
+            Ok(ratelimit::Decision::Allowed { .. }) => None,
+            Err(error) => {
+                tracing::warn!(%error, kind, "counting");
+                None
+            }
+        }
+    }
+
+    /// A watched game that just ended is analysed for its watchers, when
+    /// the analysis place for it is free.
+    fn analyse(&self) {
+        let Some(started) = self.deps.ai.analyses().at_the_end() else {
+            return;
+        };
+        let (ai, id, game) = (
+            self.deps.ai.clone(),
+            self.id(),
+            self.state.live().rules_game().clone(),
+        );
+        tokio::spawn(async move {
+            let _ = ai.analyse(id, game, crate::analysis::Asker::AtTheEnd).await;
+            drop(started);
+        });
+    }
+
+    /// Writes the lobby marks (see `HostState::mark_players`).
+    async fn mark(&mut self, marks: Marks) {
+        if marks.here.is_empty() && marks.gone.is_empty() && !marks.occupied && !self.listed {
+            // Nothing to say (Redis refuses an empty pipeline).
+            return;
+        }
+        let until = self.now() + 30_000;
+        let redis = &self.deps.redis;
+        let playing_key = redis.key(names::PLAYING);
+        let mut pipe = redis::pipe();
+        for (player, playing) in &marks.here {
+            let player = player.to_string();
+            pipe.zadd(redis.key(names::ONLINE), &player, until).ignore();
+            if *playing {
+                pipe.zadd(&playing_key, &player, until).ignore();
+            } else {
+                pipe.zrem(&playing_key, &player).ignore();
+            }
+        }
+        for player in &marks.gone {
+            pipe.zrem(&playing_key, player.to_string()).ignore();
+        }
+        let game = self.id().to_string();
+        if marks.occupied {
+            pipe.zadd(redis.key(names::OCCUPIED), &game, until).ignore();
+        } else if self.listed {
+            pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
+        }
+        let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
+        match marked {
+            Ok(()) => self.listed = marks.occupied,
+            Err(error) => tracing::warn!(%error, "counting players online"),
+        }
+    }
+}
