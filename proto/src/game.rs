@@ -417,6 +417,16 @@ pub enum GameResult {
     Aborted,
 }
 
+/// Whether a game moves its players' ratings: it is rated (asked for as
+/// rated, and still rated: an AI taking a seat makes it casual) and it
+/// ended with a result, not aborted. The one rule: the game host asks it
+/// as a game ends and writes its answer into the commit that ends the
+/// game (which writes the rating outbox row only then), and the rating
+/// service asks it again of every game it claims.
+pub fn rates_its_players(rated: bool, result: Option<GameResult>) -> bool {
+    rated && result.is_some_and(|result| result != GameResult::Aborted)
+}
+
 impl GameResult {
     /// The seat that won, if any.
     pub const fn winner(self) -> Option<Side> {
@@ -697,6 +707,16 @@ pub struct GamePage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_rated_game_with_a_result_rates_its_players() {
+        for result in [GameResult::P0, GameResult::P1, GameResult::Draw] {
+            assert!(rates_its_players(true, Some(result)));
+            assert!(!rates_its_players(false, Some(result)));
+        }
+        assert!(!rates_its_players(true, Some(GameResult::Aborted)));
+        assert!(!rates_its_players(true, None), "not over");
+    }
 
     #[test]
     fn messages_are_tagged_and_strict() {

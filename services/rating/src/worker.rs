@@ -87,16 +87,17 @@ struct Claimed {
 impl Claimed {
     /// Both players and the score of the first, when the game rates them.
     fn rates(&self) -> Option<(Uuid, Uuid, Score)> {
+        if !mancala_proto::game::rates_its_players(self.rated, self.result) {
+            return None;
+        }
         let score = match self.result? {
             GameResult::P0 => Score::Win,
             GameResult::P1 => Score::Loss,
             GameResult::Draw => Score::Draw,
             GameResult::Aborted => return None,
         };
-        match (self.seats, self.rated) {
-            ((Some(first), Some(second)), true) => Some((first, second, score)),
-            _ => None,
-        }
+        let (first, second) = self.seats;
+        Some((first?, second?, score))
     }
 }
 

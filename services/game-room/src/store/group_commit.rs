@@ -31,6 +31,10 @@ pub(crate) enum Change {
         stored: StoredMove,
         version: u64,
         ends: Option<Over>,
+        /// Whether that end moves the players' ratings, as the host
+        /// decided it (`mancala_proto::game::rates_its_players`): the
+        /// rating outbox row is written only then.
+        rates: bool,
     },
     /// The end from outside the moves (a resignation, a flag, a claim...)
     /// at `at_ms`, with the offence of the player who caused it, if any.
@@ -38,6 +42,8 @@ pub(crate) enum Change {
         over: Over,
         at_ms: u64,
         offence: Option<OffenceRow>,
+        /// As for a move that ends the game.
+        rates: bool,
     },
     /// Moves taken back to `ply`, the side to move starting at `at_ms`.
     Undo { ply: u32, version: u64, at_ms: u64 },
@@ -354,17 +360,19 @@ async fn write_others(
         .zip(&held)
         .filter(|(_, held)| **held)
         .filter_map(|(p, _)| {
-            let (over, at_ms, offence) = match &p.change {
+            let (over, at_ms, offence, rates) = match &p.change {
                 Change::Move {
                     stored,
                     ends: Some(over),
+                    rates,
                     ..
-                } => (over, stored.at_ms, None),
+                } => (over, stored.at_ms, None, *rates),
                 Change::End {
                     over,
                     at_ms,
                     offence,
-                } => (over, *at_ms, *offence),
+                    rates,
+                } => (over, *at_ms, *offence, *rates),
                 _ => return None,
             };
             Some(EndRow {
@@ -373,6 +381,7 @@ async fn write_others(
                 over,
                 at: timestamp(at_ms),
                 offence,
+                rates,
             })
         })
         .collect();
@@ -462,6 +471,7 @@ mod tests {
             },
             version: 1,
             ends: None,
+            rates: false,
         }
     }
 
@@ -520,16 +530,19 @@ mod tests {
                 stored,
                 version: 1,
                 ends: Some(over(GameResult::P0, EndReason::SideEmpty)),
+                rates: false,
             },
             Change::End {
                 over: over(GameResult::Aborted, EndReason::NoStart),
                 at_ms: 3_000,
                 offence: None,
+                rates: false,
             },
             Change::End {
                 over: over(GameResult::P1, EndReason::Resign),
                 at_ms: 3_000,
                 offence: None,
+                rates: false,
             },
         ];
         let written = futures_util::future::join_all(

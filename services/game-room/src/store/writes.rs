@@ -165,6 +165,9 @@ pub(crate) struct EndRow<'a> {
     pub(crate) over: &'a Over,
     pub(crate) at: OffsetDateTime,
     pub(crate) offence: Option<OffenceRow>,
+    /// Whether the end moves the players' ratings, as the host decided it
+    /// (`mancala_proto::game::rates_its_players`).
+    pub(crate) rates: bool,
 }
 
 /// What a player did to a game by not playing it (see `game::fair_play`),
@@ -185,8 +188,8 @@ fn as_text(value: impl serde::Serialize) -> String {
 }
 
 /// Ends live games, each only if it is held under its epoch, with their
-/// results and, for a rated game with a result, its outbox row for the
-/// rating service: one statement for them all, in the caller's
+/// results and, for an end that rates its players (`EndRow::rates`), its
+/// outbox row for the rating service: one statement for them all, in the caller's
 /// transaction. Returns the games that ended (a game not live or not held
 /// is left as it was, and only it fails).
 pub(crate) async fn finish_games(
@@ -220,13 +223,14 @@ pub(crate) async fn finish_games(
         .iter()
         .map(|end| end.offence.map(|o| o.kind.as_str().to_owned()))
         .collect();
+    let rates: Vec<bool> = ends.iter().map(|end| end.rates).collect();
     let ended = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
                                     $6::smallint[], $7::smallint[], $8::timestamptz[], $9::bigint[],
-                                    $10::uuid[], $11::text[])
+                                    $10::uuid[], $11::text[], $12::bool[])
                    AS i(game_id, epoch, status, result, reason, score0, score1, ended_at, version,
-                        offender, offence)
+                        offender, offence, rates)
            ),
            ended AS (
                UPDATE games g SET status = i.status, result = i.result, reason = i.reason,
@@ -237,11 +241,12 @@ pub(crate) async fn finish_games(
                  -- Live, in the words that keep the planner on the primary
                  -- key (see `append_moves`).
                  AND g.result IS NULL AND g.reason IS NULL AND g.ended_at IS NULL
-               RETURNING g.id, g.rated, g.result, g.ended_at
+               RETURNING g.id, g.ended_at
            ),
            outbox AS (
                INSERT INTO rating_outbox (game_id, created_at)
-               SELECT id, ended_at FROM ended WHERE rated AND result <> 'aborted'
+               SELECT e.id, e.ended_at FROM ended e JOIN input i ON i.game_id = e.id
+               WHERE i.rates
            ),
            charged AS (
                INSERT INTO fair_play_offences (game_id, player_id, kind, guest_network, at)
@@ -262,6 +267,7 @@ pub(crate) async fn finish_games(
         &versions,
         &offenders as &[Option<Uuid>],
         &offences as &[Option<String>],
+        &rates,
     )
     .fetch_all(connection)
     .await?;

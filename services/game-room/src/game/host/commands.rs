@@ -66,6 +66,7 @@ impl HostState {
             stored: planned.stored,
             version: planned.version,
             ends: planned.ends,
+            rates: planned.ends.is_some_and(|over| self.live.would_rate(&over)),
         };
         self.commit(change, Then::Move(planned))
     }
@@ -82,6 +83,7 @@ impl HostState {
             over,
             at_ms,
             offence,
+            rates: self.live.would_rate(&over),
         };
         self.commit(change, Then::End { over, answer })
     }

@@ -389,7 +389,11 @@ fn a_game_played_to_its_end_is_over_rated_and_analysed_for_its_watchers() {
     assert_eq!(last.emitted(), ["moved", "over"]);
     assert!(matches!(
         last.commits()[..],
-        [Change::Move { ends: Some(_), .. }]
+        [Change::Move {
+            ends: Some(_),
+            rates: true,
+            ..
+        }]
     ));
     assert!(last.has(|e| matches!(e, Effect::WakeRatings)));
     assert!(last.has(|e| matches!(e, Effect::Analyse)));
@@ -401,8 +405,14 @@ fn a_game_played_to_its_end_is_over_rated_and_analysed_for_its_watchers() {
 fn a_casual_game_that_ends_wakes_no_ratings_and_an_unwatched_one_is_not_analysed() {
     let mut run = Run::new(between_people());
     run.both_here();
+    run.play(Side::South, 1);
+    run.play(Side::North, 1);
     let done = run.ask(Side::South, Request::Resign);
     assert_eq!(done.emitted(), ["over"]);
+    assert!(matches!(
+        done.commits()[..],
+        [Change::End { rates: false, .. }]
+    ));
     assert!(!done.has(|e| matches!(e, Effect::WakeRatings)));
     assert!(!done.has(|e| matches!(e, Effect::Analyse)));
 }
@@ -414,7 +424,13 @@ fn a_resignation_is_committed_with_the_offence_it_is() {
     let south = run.player(Side::South);
     let done = run.ask(Side::South, Request::Resign);
     match done.commits()[..] {
-        [Change::End { over, offence, .. }] => {
+        [Change::End {
+            over,
+            offence,
+            rates,
+            ..
+        }] => {
+            assert!(!rates, "an aborted game rates nobody");
             // Before anyone moved: no result, and no rating change.
             assert_eq!(
                 (over.result, over.reason),

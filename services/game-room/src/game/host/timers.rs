@@ -142,6 +142,7 @@ impl HostState {
             over,
             at_ms: self.now,
             offence: None,
+            rates: self.live.would_rate(&over),
         };
         self.commit(change, Then::CloseRoom { over });
     }

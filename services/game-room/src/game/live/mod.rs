@@ -303,7 +303,13 @@ impl LiveGame {
 
     /// Whether the game, now over, moves its players' ratings.
     pub fn rates_its_players(&self) -> bool {
-        self.info.rated && self.was_played_out()
+        self.over.is_some_and(|over| self.would_rate(&over))
+    }
+
+    /// Whether ending the game with `over` would move its players' ratings
+    /// (`mancala_proto::game::rates_its_players`).
+    pub fn would_rate(&self, over: &Over) -> bool {
+        mancala_proto::game::rates_its_players(self.info.rated, Some(over.result))
     }
 
     pub fn is_over(&self) -> bool {
