@@ -13,11 +13,12 @@ use sqlx::PgPool;
 
 use crate::ai::{AiPool, PoolSettings};
 use crate::config::GameRoomSettings;
+use crate::context::Context;
 use crate::game::HostedGames;
-use crate::game::host::Deps;
 use crate::hub::Hub;
 use crate::routes::{self, InternalToken};
 use crate::store::GroupCommit;
+use crate::ws::snapshots::Snapshots;
 
 /// The game-room service's state, shared by its handlers.
 #[derive(Clone)]
@@ -25,6 +26,8 @@ pub struct GameRoom {
     hosted: HostedGames,
     authenticator: Authenticator,
     internal_token: InternalToken,
+    /// Watchers' snapshots, shared by every watch socket of the process.
+    snapshots: Snapshots,
 }
 
 impl GameRoom {
@@ -66,16 +69,15 @@ impl GameRoom {
         crate::store::keep_partitions(postgres.clone());
         let write_batch = usize::from(room_settings.write_batch);
         let reads = mancala_platform::read_pool(settings.database_read_url.as_ref(), &postgres, 16);
-        let deps = Deps {
+        let deps = Context {
             postgres,
             reads,
-            leases: crate::game::hosted::LeaseConnection::new(redis.clone()),
+            leases: crate::lease::LeaseConnection::new(redis.clone()),
             redis,
             hub,
             clock: clock.clone(),
             settings: Arc::new(room_settings),
             ai,
-            snapshots: Default::default(),
             writer: GroupCommit::start(postgres_for_writes, write_batch),
             admission,
         };
@@ -91,6 +93,7 @@ impl GameRoom {
             hosted,
             authenticator,
             internal_token,
+            snapshots: Snapshots::default(),
         })
     }
 
@@ -104,6 +107,7 @@ impl GameRoom {
             .app_data(web::Data::new(self.hosted.clone()))
             .app_data(web::Data::new(self.authenticator.clone()))
             .app_data(web::Data::new(self.internal_token.clone()))
+            .app_data(web::Data::new(self.snapshots.clone()))
             .configure(routes::configure);
     }
 }

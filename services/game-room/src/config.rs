@@ -4,6 +4,11 @@
 use std::time::Duration;
 
 use mancala_platform::ConfigError;
+
+/// Rated games between the same two players that count within a day, by
+/// default (`APP_RATED_PAIR_LIMIT`). Lichess-like: enough for a real
+/// series between friends, too few to farm from a willing partner.
+pub(crate) const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
 use mancala_platform::config::InstanceSettings;
 use mancala_platform::config::{millis, positive_millis, positive_seconds, seconds};
 use mancala_platform::ratelimit::Limit;
@@ -128,7 +133,7 @@ pub struct GameRoomSettings {
     /// Rated games between the same two players that count within 24
     /// hours; further ones are made casual.
     #[arg(env = "APP_RATED_PAIR_LIMIT",
-          default_value_t = crate::game::ranked::DEFAULT_RATED_PAIR_LIMIT)]
+          default_value_t = DEFAULT_RATED_PAIR_LIMIT)]
     pub rated_pair_limit: u32,
     /// The most writes of hosted games (moves, ends, undos) one commit
     /// takes: what queued while the previous commit was in flight goes

@@ -16,9 +16,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use crate::context::Context;
 use crate::game::HostedGames;
-use crate::game::host::Deps;
-use crate::routes::{limit, variant_filter};
 use crate::store::{self, GameRow};
 
 /// Rows read from Postgres per round while looking for occupied games.
@@ -106,7 +105,7 @@ pub(crate) async fn featured_games(
 
 /// Up to `wanted` rows, in the order `page` reads them, of games marked
 /// occupied now.
-async fn occupied<F, Fut>(deps: &Deps, wanted: usize, page: F) -> Result<Vec<GameRow>, ApiError>
+async fn occupied<F, Fut>(deps: &Context, wanted: usize, page: F) -> Result<Vec<GameRow>, ApiError>
 where
     F: Fn(i64) -> Fut,
     Fut: Future<Output = Result<Vec<GameRow>, sqlx::Error>>,
@@ -133,7 +132,7 @@ where
 
 /// Until when each game counts as occupied (clock ms), if it does: one
 /// round trip for a page.
-async fn occupied_until(deps: &Deps, rows: &[GameRow]) -> Result<Vec<Option<f64>>, ApiError> {
+async fn occupied_until(deps: &Context, rows: &[GameRow]) -> Result<Vec<Option<f64>>, ApiError> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -155,7 +154,7 @@ async fn occupied_until(deps: &Deps, rows: &[GameRow]) -> Result<Vec<Option<f64>
 
 /// Summaries of live games, each with its watchers now (one Redis round
 /// trip for them all: the lobby asks for these lists every few seconds).
-async fn watched(deps: &Deps, rows: &[GameRow]) -> Vec<GameSummary> {
+async fn watched(deps: &Context, rows: &[GameRow]) -> Vec<GameSummary> {
     let ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
     let watchers = deps.hub.watchers_of(&ids).await;
     rows.iter()
@@ -165,4 +164,22 @@ async fn watched(deps: &Deps, rows: &[GameRow]) -> Vec<GameSummary> {
             ..row.summary()
         })
         .collect()
+}
+
+/// The variant a list is filtered on, checked.
+pub(crate) fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiError> {
+    match variant.as_deref() {
+        None => Ok(None),
+        Some(text) => VariantName::parse(text)
+            .map(|name| Some(name.as_str()))
+            .ok_or_else(|| ApiError::new(ErrorCode::InvalidInput, format!("no variant {text:?}"))),
+    }
+}
+
+/// A page's size, checked.
+pub(crate) fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
+    match requested.unwrap_or(20) {
+        limit @ 1..=100 => Ok(i64::from(limit)),
+        _ => Err(ApiError::new(ErrorCode::InvalidInput, "limit is 1 to 100")),
+    }
 }

@@ -8,7 +8,7 @@ use mancala_platform::{ApiError, ExposeSecret, MaybeAuthenticated, SecretString}
 use mancala_proto::game::{
     CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, SeatRequest,
 };
-use mancala_proto::{ErrorBody, ErrorCode, VariantName, VariantSpec};
+use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
@@ -18,7 +18,7 @@ use uuid::Uuid;
 use crate::analysis::Asker;
 use crate::game::replay::ReplayError;
 use crate::game::{HostedGames, ranked};
-use crate::lists;
+use crate::lists::{self, limit, variant_filter};
 use crate::store::{self, NewGame, NewSeat};
 use crate::ws;
 
@@ -332,7 +332,7 @@ enum Count {
 /// than the game's players; refused past `APP_LIMIT_ANALYSES_PER_CALLER`.
 /// A Redis outage lets it through (the shared place still bounds the work).
 async fn limit_analyses(
-    deps: &crate::game::host::Deps,
+    deps: &crate::context::Context,
     subject: &str,
     count: Count,
 ) -> Result<(), ApiError> {
@@ -386,22 +386,6 @@ pub(crate) struct ListQuery {
     /// 1 to 100; 20 by default.
     #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
-}
-
-pub(crate) fn variant_filter(variant: &Option<String>) -> Result<Option<&'static str>, ApiError> {
-    match variant.as_deref() {
-        None => Ok(None),
-        Some(text) => VariantName::parse(text)
-            .map(|name| Some(name.as_str()))
-            .ok_or_else(|| invalid(format!("no variant {text:?}"))),
-    }
-}
-
-pub(crate) fn limit(requested: Option<u32>) -> Result<i64, ApiError> {
-    match requested.unwrap_or(20) {
-        limit @ 1..=100 => Ok(i64::from(limit)),
-        _ => Err(invalid("limit is 1 to 100")),
-    }
 }
 
 /// A player's games, newest first.

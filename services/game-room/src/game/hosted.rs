@@ -6,12 +6,26 @@ use mancala_platform::clock::millis_of;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mancala_platform::Redis;
 use tokio::sync::OnceCell;
 use uuid::Uuid;
 
-use super::host::{self, Deps, GameHandle};
+use super::host::{self, GameHandle};
+use super::live::GameInfo;
+use super::rematch;
 use super::replay::{ReplayError, replay};
+use crate::context::Context;
+use crate::lease::{Lease, NotLeased};
+use std::future::Future;
+use std::pin::Pin;
+
+impl From<NotLeased> for HostError {
+    fn from(refused: NotLeased) -> HostError {
+        match refused {
+            NotLeased::Elsewhere(url) => HostError::Elsewhere(url),
+            NotLeased::Redis(error) => HostError::Redis(error),
+        }
+    }
+}
 
 /// Why a game cannot be hosted here.
 #[derive(Debug, thiserror::Error)]
@@ -30,156 +44,10 @@ pub enum HostError {
     Stopping,
 }
 
-/// A host lease on one game.
-pub struct Lease {
-    key: String,
-    owner: String,
-    millis: u64,
-}
-
-/// The connection game hosts renew their leases on: one of its own, made
-/// on first use, so that a burst of other Redis traffic (sign-ins, lobby
-/// counts, presence) cannot hold a renewal up until the lease lapses and
-/// a live game moves. Until it can be made, the shared one serves.
-#[derive(Clone)]
-pub struct LeaseConnection {
-    shared: Redis,
-    own: std::sync::Arc<tokio::sync::OnceCell<Redis>>,
-}
-
-impl LeaseConnection {
-    pub fn new(shared: Redis) -> LeaseConnection {
-        LeaseConnection {
-            shared,
-            own: Default::default(),
-        }
-    }
-
-    pub async fn redis(&self) -> &Redis {
-        let made = self
-            .own
-            .get_or_try_init(|| async { self.shared.dedicated().await })
-            .await;
-        made.unwrap_or(&self.shared)
-    }
-}
-
-/// Renews the lease while this instance holds it, and takes it back when
-/// nobody does (Redis restarted empty): the host keeps its game rather
-/// than closing every socket. Were another instance to have hosted the
-/// game meanwhile, the epoch fence in Postgres refuses this one's writes.
-const RENEW: &str = r#"
-local holder = redis.call('GET', KEYS[1])
-if holder == ARGV[1] then
-    return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-if not holder then
-    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-    return 1
-end
-return 0"#;
-
-/// Releases the lease only if this instance holds it.
-const RELEASE: &str = r#"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    return redis.call('DEL', KEYS[1])
-end
-return 0"#;
-
-impl Lease {
-    /// Takes the lease on `game`, or names its holder. A lease this instance
-    /// already holds (a task that is just unloading) is taken over.
-    async fn acquire(
-        redis: &Redis,
-        game: Uuid,
-        owner: &str,
-        millis: u64,
-    ) -> Result<Lease, HostError> {
-        let key = redis.key(&mancala_proto::bus::names::game_lease(game));
-        let mut connection = redis.connection();
-        let taken: Option<String> = redis::cmd("SET")
-            .arg(&key)
-            .arg(owner)
-            .arg("NX")
-            .arg("PX")
-            .arg(millis)
-            .query_async(&mut connection)
-            .await?;
-        let lease = Lease {
-            key,
-            owner: owner.to_owned(),
-            millis,
-        };
-        if taken.is_some() {
-            return Ok(lease);
-        }
-        let holder: Option<String> = redis::cmd("GET")
-            .arg(&lease.key)
-            .query_async(&mut connection)
-            .await?;
-        match holder {
-            Some(holder) if holder == owner => {
-                lease.renew(redis).await;
-                Ok(lease)
-            }
-            Some(holder) => {
-                let url: Option<String> = redis::cmd("HGET")
-                    .arg(redis.key(mancala_proto::bus::names::INSTANCES))
-                    .arg(&holder)
-                    .query_async(&mut connection)
-                    .await
-                    .unwrap_or(None);
-                Err(HostError::Elsewhere(url))
-            }
-            // Expired between the two calls: try once more.
-            None => Box::pin(Lease::acquire(redis, game, owner, millis)).await,
-        }
-    }
-
-    /// Extends the lease; false only when another instance holds it now. A
-    /// Redis outage keeps the game hosted (nobody else can take it then).
-    pub async fn renew(&self, redis: &Redis) -> bool {
-        let mut connection = redis.connection();
-        let renewed: Result<i64, _> = redis::Script::new(RENEW)
-            .key(&self.key)
-            .arg(&self.owner)
-            .arg(self.millis)
-            .invoke_async(&mut connection)
-            .await;
-        match renewed {
-            Ok(0) => false,
-            Ok(_) => true,
-            Err(error) => {
-                tracing::warn!(%error, "renewing a game lease");
-                true
-            }
-        }
-    }
-
-    /// Whether any instance hosts `game` now; `None` when Redis cannot say.
-    pub async fn held(redis: &Redis, game: Uuid) -> Option<bool> {
-        let key = redis.key(&mancala_proto::bus::names::game_lease(game));
-        redis::cmd("EXISTS")
-            .arg(&key)
-            .query_async::<bool>(&mut redis.connection())
-            .await
-            .ok()
-    }
-
-    pub async fn release(&self, redis: &Redis) {
-        let mut connection = redis.connection();
-        let _: Result<i64, _> = redis::Script::new(RELEASE)
-            .key(&self.key)
-            .arg(&self.owner)
-            .invoke_async(&mut connection)
-            .await;
-    }
-}
-
 /// This instance's hosted games; cheap to clone.
 #[derive(Clone)]
 pub struct HostedGames {
-    deps: Deps,
+    deps: Context,
     games: Arc<Mutex<HashMap<Uuid, Arc<OnceCell<GameHandle>>>>>,
     /// Set by the drain: from then on nothing new is hosted here, so a
     /// player reconnecting during the stop is not held by a process about
@@ -188,7 +56,7 @@ pub struct HostedGames {
 }
 
 impl HostedGames {
-    pub fn new(deps: Deps) -> HostedGames {
+    pub fn new(deps: Context) -> HostedGames {
         HostedGames {
             deps,
             games: Arc::new(Mutex::new(HashMap::new())),
@@ -196,7 +64,7 @@ impl HostedGames {
         }
     }
 
-    pub fn deps(&self) -> &Deps {
+    pub fn deps(&self) -> &Context {
         &self.deps
     }
 
@@ -238,7 +106,7 @@ impl HostedGames {
                         lease,
                         epoch,
                         room_closes,
-                        self.clone(),
+                        Arc::new(self.clone()),
                     )),
                     Ok(None) => {
                         lease.release(&self.deps.redis).await;
@@ -291,9 +159,9 @@ impl HostedGames {
         // Were a socket already loading it (it cannot: the id is new), that
         // load wins and this task is never started.
         let (deps, hosted) = (self.deps.clone(), self.clone());
-        cell.get_or_init(
-            || async move { host::spawn(live, deps, lease, epoch, room_closes, hosted) },
-        )
+        cell.get_or_init(|| async move {
+            host::spawn(live, deps, lease, epoch, room_closes, Arc::new(hosted))
+        })
         .await;
     }
 
@@ -443,7 +311,7 @@ impl HostedGames {
     }
 
     /// Drops a game whose task ended, unless a newer task replaced it.
-    pub fn forget(&self, handle: &GameHandle) {
+    fn forget_task(&self, handle: &GameHandle) {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let stale = games
             .get(&handle.id())
@@ -461,12 +329,37 @@ impl HostedGames {
     }
 }
 
+impl host::Series for HostedGames {
+    fn rematch<'a>(
+        &'a self,
+        info: &'a GameInfo,
+        now: time::OffsetDateTime,
+        pair_limit: u32,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Uuid>, sqlx::Error>> + Send + 'a>> {
+        Box::pin(async move {
+            let id = Uuid::now_v7();
+            let lease = self.lease_new(id).await;
+            let (next, to_host) =
+                rematch::create(&self.deps, info, now, pair_limit, id, lease).await?;
+            if let Some(made) = to_host {
+                self.host_new(made.live, made.lease, made.epoch, made.room_closes)
+                    .await;
+            }
+            Ok(next)
+        })
+    }
+
+    fn forget(&self, game: &GameHandle) {
+        self.forget_task(game);
+    }
+}
+
 /// Ends the games nobody plays any more: no move for `APP_ABANDONED_SECS`
 /// and no host (a host stays while anyone has the game open, and for
 /// `APP_GAME_IDLE_SECS` after). A closed tab's AI or hotseat game, or a
 /// game both players walked out of, would otherwise stay "live" in the
 /// lists for ever.
-async fn sweep_abandoned(deps: &Deps, now: time::OffsetDateTime) -> Result<usize, sqlx::Error> {
+async fn sweep_abandoned(deps: &Context, now: time::OffsetDateTime) -> Result<usize, sqlx::Error> {
     let quiet = crate::store::quiet_games(&deps.postgres, now - deps.settings.abandoned).await?;
     let mut ended = 0;
     for (game, epoch) in quiet {

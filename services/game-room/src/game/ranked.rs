@@ -11,11 +11,6 @@ use time::OffsetDateTime;
 
 use crate::store::{self, NewSeat};
 
-/// Rated games between the same two players that count within a day, by
-/// default (`APP_RATED_PAIR_LIMIT`). Lichess-like: enough for a real
-/// series between friends, too few to farm from a willing partner.
-pub(crate) const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
-
 /// The window the pair limit counts over.
 pub(crate) const RATED_PAIR_WINDOW: Duration = Duration::from_secs(24 * 3600);
 

@@ -12,9 +12,10 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::LiveGame;
-use super::hosted::HostedGames;
 use super::live::GameInfo;
 use super::ranked;
+use crate::context::Context;
+use crate::lease::Lease;
 use crate::store::{self, NewGame, NewSeat};
 
 /// Whether a rematch needs both players to ask.
@@ -30,25 +31,40 @@ pub(crate) fn started(next: Uuid) -> ServerMessage {
     }
 }
 
-/// Creates the rematch of a finished game, once: returns the next game (the
-/// one already made if another request won), or `None` when its room has
-/// closed. A rated game's rematch is rated unless the pair has had its
-/// rated games of the day (`pair_limit`). The next game is hosted here
-/// from its commit: both players are connected to this instance, so their
-/// sockets find it with nothing to load (the one claim of its epoch is
-/// the insert itself).
+/// A rematch made here, for its maker to host from its commit: both
+/// players are connected to this instance, so their sockets find it with
+/// nothing to load (the one claim of its epoch is the insert itself).
+pub(crate) struct ToHost {
+    pub live: LiveGame,
+    pub lease: Lease,
+    pub epoch: i64,
+    pub room_closes: Option<u64>,
+}
+
+/// Creates the rematch `id` of a finished game, once: returns the next
+/// game (the one already made if another request won), or `None` when its
+/// room has closed, and the game to host when this call made it under
+/// `lease`. A rated game's rematch is rated unless the pair has had its
+/// rated games of the day (`pair_limit`).
 pub(crate) async fn create(
-    hosted: &HostedGames,
+    context: &Context,
     info: &GameInfo,
     now: OffsetDateTime,
     pair_limit: u32,
-) -> Result<Option<Uuid>, sqlx::Error> {
-    let postgres = &hosted.deps().postgres;
+    id: Uuid,
+    lease: Option<Lease>,
+) -> Result<(Option<Uuid>, Option<ToHost>), sqlx::Error> {
+    let postgres = &context.postgres;
     let mut room_closes = None;
     if let Some(room) = info.room {
         match store::room_deadline(postgres, room).await? {
             Some((expires, false)) if expires > now => room_closes = Some(millis_of(expires)),
-            _ => return Ok(None),
+            _ => {
+                if let Some(lease) = lease {
+                    lease.release(&context.redis).await;
+                }
+                return Ok((None, None));
+            }
         }
     }
     // Seat 0 of the new game is seat 1 of this one. A seat an AI took over
@@ -63,8 +79,6 @@ pub(crate) async fn create(
         }
     };
     let mut seats = [seat(1), seat(0)];
-    let id = Uuid::now_v7();
-    let lease = hosted.lease_new(id).await;
     let mut tx = postgres.begin().await?;
     // A series shows each player's rating as it is now, not as it was at
     // its first game: the previous games have been rated since.
@@ -96,18 +110,18 @@ pub(crate) async fn create(
     if linked != Some(next.id) {
         // Another request made the next game: this one is never inserted.
         if let Some(lease) = lease {
-            lease.release(&hosted.deps().redis).await;
+            lease.release(&context.redis).await;
         }
-        return Ok(linked);
+        return Ok((linked, None));
     }
     tx.commit().await?;
-    if let Some(lease) = lease {
-        let live = LiveGame::new(next_info(info, &next, now));
-        hosted
-            .host_new(live, lease, HOSTED_EPOCH, room_closes)
-            .await;
-    }
-    Ok(linked)
+    let to_host = lease.map(|lease| ToHost {
+        live: LiveGame::new(next_info(info, &next, now)),
+        lease,
+        epoch: HOSTED_EPOCH,
+        room_closes,
+    });
+    Ok((linked, to_host))
 }
 
 /// The epoch of a game hosted from its creation: the first claim of it.

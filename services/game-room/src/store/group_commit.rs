@@ -20,8 +20,8 @@ use sqlx::{PgConnection, PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
+use super::StoredMove;
 use super::{EndRow, MoveRow, OffenceRow, append_moves, finish_games, take_over, undo};
-use crate::game::live::StoredMove;
 
 /// A change to a hosted game.
 #[derive(Clone, Debug)]

@@ -32,7 +32,14 @@ use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::game::live::StoredMove;
+/// A stored move, as the game replays it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredMove {
+    pub played: PlayedMove,
+    /// The mover's clock after the move, for timed games.
+    pub clock_ms: Option<u64>,
+    pub at_ms: u64,
+}
 
 /// A game row with its seats' names, as lists and records show it; the
 /// stored text and JSON arrive as their types (a value this code never

@@ -14,6 +14,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
+use super::snapshots::Snapshots;
 use super::socket::{Inbound, Socket, origin_allowed};
 use super::watch::{self, Watcher};
 use crate::ai;
@@ -29,6 +30,7 @@ pub(crate) async fn play(
     game: web::Path<Uuid>,
     hosted: web::Data<HostedGames>,
     authenticator: web::Data<Authenticator>,
+    snapshots: web::Data<Snapshots>,
 ) -> Result<HttpResponse, ApiError> {
     let settings = hosted.deps().settings.clone();
     if !origin_allowed(&request, &settings) {
@@ -42,7 +44,9 @@ pub(crate) async fn play(
     let socket = super::socket::open(session, stream, &settings, hosted.deps().clock.clone());
     let hosted = hosted.get_ref().clone();
     let authenticator = authenticator.get_ref().clone();
-    actix_web::rt::spawn(run(socket, game.into_inner(), hosted, authenticator));
+    let snapshots = snapshots.get_ref().clone();
+    let game = game.into_inner();
+    actix_web::rt::spawn(run(socket, game, hosted, authenticator, snapshots));
     Ok(response)
 }
 
@@ -181,7 +185,13 @@ async fn join(
     ))
 }
 
-async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator: Authenticator) {
+async fn run(
+    mut socket: Socket,
+    game: Uuid,
+    hosted: HostedGames,
+    authenticator: Authenticator,
+    snapshots: Snapshots,
+) {
     let mut tick = tokio::time::interval(hosted.deps().settings.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let identity = match Box::pin(authenticate(&mut socket, &authenticator, &mut tick)).await {
@@ -217,7 +227,7 @@ async fn run(mut socket: Socket, game: Uuid, hosted: HostedGames, authenticator:
         Ok(SeatCheck::Replaced) => {
             // Their seat is the AI's now: they watch, and wake nothing.
             let deps = hosted.deps().clone();
-            Box::pin(watch::run(socket, game, deps, Watcher::Replaced)).await;
+            Box::pin(watch::run(socket, game, deps, snapshots, Watcher::Replaced)).await;
             slot.release().await;
             return;
         }
@@ -292,7 +302,7 @@ async fn serve(
     socket: &mut Socket,
     seated: &mut Seated<'_>,
     tick: &mut tokio::time::Interval,
-    deps: &crate::game::host::Deps,
+    deps: &crate::context::Context,
 ) {
     let (handle, seats, you) = (seated.handle, seated.seats, seated.you);
     // The hint being searched for this socket, if any: one at a time.

@@ -12,8 +12,9 @@ use mancala_proto::game::ServerMessage;
 use tokio::sync::OnceCell;
 use uuid::Uuid;
 
+use crate::context::Context;
 use crate::game::LiveGame;
-use crate::game::host::{Deps, encode};
+use crate::game::host::encode;
 use crate::game::replay::replay;
 
 /// How long a loaded game serves watchers that ask for no newer version:
@@ -42,7 +43,7 @@ type Load = Arc<OnceCell<Loaded>>;
 
 /// The process's snapshots; cheap to clone.
 #[derive(Clone, Default)]
-pub struct Snapshots {
+pub(crate) struct Snapshots {
     games: Arc<Mutex<HashMap<Uuid, Entry>>>,
 }
 
@@ -59,14 +60,14 @@ struct Entry {
 
 /// A snapshot could not be made: the database is unreachable.
 #[derive(Clone, Copy, Debug)]
-pub struct Unavailable;
+pub(crate) struct Unavailable;
 
 impl Snapshots {
     /// The game at version `at_least` or newer, as a `state` for a watcher
     /// (and its version); `None` when there is no such game.
-    pub async fn state(
+    pub(crate) async fn state(
         &self,
-        deps: &Deps,
+        deps: &Context,
         game: Uuid,
         at_least: u64,
     ) -> Result<Option<(u64, ByteString)>, Unavailable> {
@@ -93,7 +94,7 @@ impl Snapshots {
     }
 
     /// A watcher saw `version` of `game` published.
-    pub fn saw(&self, game: Uuid, version: u64) {
+    pub(crate) fn saw(&self, game: Uuid, version: u64) {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(entry) = games.get_mut(&game) {
             entry.newest = entry.newest.max(version);
@@ -132,7 +133,7 @@ impl Snapshots {
     }
 }
 
-async fn fetch(deps: &Deps, game: Uuid) -> Result<Loaded, ()> {
+async fn fetch(deps: &Context, game: Uuid) -> Result<Loaded, ()> {
     let live = match replay(&deps.postgres, game).await {
         Ok(live) => live,
         Err(error) => {

@@ -13,16 +13,17 @@ use mancala_proto::{ClientMessage, ErrorCode};
 use tokio::sync::broadcast::error::RecvError;
 use uuid::Uuid;
 
-use super::snapshots::Unavailable;
+use super::snapshots::{Snapshots, Unavailable};
 use super::socket::{Inbound, Socket, origin_allowed};
+use crate::context::Context;
 use crate::game::HostedGames;
-use crate::game::host::Deps;
 
 pub(crate) async fn watch(
     request: HttpRequest,
     body: web::Payload,
     game: web::Path<Uuid>,
     hosted: web::Data<HostedGames>,
+    snapshots: web::Data<Snapshots>,
 ) -> Result<HttpResponse, ApiError> {
     let deps = hosted.deps().clone();
     // Watching is new work: a busy instance keeps its CPU for the games.
@@ -36,7 +37,14 @@ pub(crate) async fn watch(
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let socket = super::socket::open(session, stream, &deps.settings, deps.clock.clone());
-    actix_web::rt::spawn(run(socket, game.into_inner(), deps, Watcher::Anyone));
+    let snapshots = snapshots.get_ref().clone();
+    actix_web::rt::spawn(run(
+        socket,
+        game.into_inner(),
+        deps,
+        snapshots,
+        Watcher::Anyone,
+    ));
     Ok(response)
 }
 
@@ -66,11 +74,12 @@ impl Watcher {
 /// largest thing it ever awaits, and loading a game (a database query) is
 /// kilobytes an idle watcher would otherwise carry for its whole life.
 async fn snapshot(
-    deps: &Deps,
+    deps: &Context,
+    snapshots: &Snapshots,
     game: Uuid,
     at_least: u64,
 ) -> Result<Option<(u64, ByteString)>, Unavailable> {
-    Box::pin(deps.snapshots.state(deps, game, at_least)).await
+    Box::pin(snapshots.state(deps, game, at_least)).await
 }
 
 /// A message from the game's channel: its version when it is an event,
@@ -85,10 +94,16 @@ fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
 }
 
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
-pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Watcher) {
+pub(crate) async fn run(
+    mut socket: Socket,
+    game: Uuid,
+    deps: Context,
+    snapshots: Snapshots,
+    watcher: Watcher,
+) {
     // Subscribe before reading the snapshot, so nothing falls between.
     let mut subscription = Box::pin(deps.hub.subscribe(game)).await;
-    let mut version = match snapshot(&deps, game, 0).await {
+    let mut version = match snapshot(&deps, &snapshots, game, 0).await {
         Ok(Some((version, state))) => {
             if !socket.send(state).await {
                 return;
@@ -126,7 +141,7 @@ pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Wat
                 // Up to date as far as this socket knows: nothing to load.
                 Inbound::Message(ClientMessage::Sync { since }) if since >= version => {}
                 Inbound::Message(ClientMessage::Sync { .. }) => {
-                    match snapshot(&deps, game, version).await {
+                    match snapshot(&deps, &snapshots, game, version).await {
                         Ok(Some((now, state))) => {
                             version = now;
                             if !socket.send(state).await {
@@ -160,7 +175,7 @@ pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Wat
                 let event = event.map(|text| routed(&text));
                 let seen = event.as_ref().ok().and_then(|routed| routed.as_ref()?.0);
                 if let Some(seen) = seen {
-                    deps.snapshots.saw(game, seen);
+                    snapshots.saw(game, seen);
                 }
                 let resync = match event {
                     Ok(None) => None,
@@ -189,7 +204,7 @@ pub(crate) async fn run(mut socket: Socket, game: Uuid, deps: Deps, watcher: Wat
                     }
                 };
                 if let Some(at_least) = resync {
-                    match snapshot(&deps, game, at_least).await {
+                    match snapshot(&deps, &snapshots, game, at_least).await {
                         Ok(Some((now, state))) => {
                             version = now;
                             if !socket.send(state).await {

@@ -14,7 +14,6 @@ use mancala_proto::{ErrorBody, ErrorCode};
 use super::state::{Answer, Ask, Counted, Effect, Marks, Reply};
 use super::{Command, Host, Joined, Outbound, Replier, Stop, commit, encode};
 use crate::ai;
-use crate::game::rematch;
 use crate::store;
 
 impl Host {
@@ -134,7 +133,7 @@ impl Host {
                 let now = timestamp(self.now());
                 let limit = deps.settings.rated_pair_limit;
                 let info = self.state.live().info();
-                let made = rematch::create(&self.hosted, info, now, limit).await;
+                let made = self.series.rematch(info, now, limit).await;
                 Answer::RematchMade(made.map_err(|error| {
                     tracing::warn!(%error, "creating a rematch failed");
                 }))

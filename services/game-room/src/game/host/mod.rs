@@ -24,22 +24,21 @@ mod thinking;
 mod timers;
 
 use mancala_rules::Side;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use bytestring::ByteString;
-use mancala_platform::{Clock, Redis};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART};
 use mancala_proto::game::ServerMessage;
-use sqlx::PgPool;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use uuid::Uuid;
 
 use self::state::{HostRules, HostState, Input};
-use super::hosted::{HostedGames, Lease};
-use super::live::{LiveGame, Refusal};
+use super::live::{GameInfo, LiveGame, Refusal};
 use crate::ai::{self, Cancel};
-use crate::config::GameRoomSettings;
-use crate::hub::Hub;
+use crate::context::Context;
+use crate::lease::Lease;
 use crate::store::SeatCheck;
 
 /// Versioned events kept for `sync`; an older gap gets a fresh state.
@@ -50,29 +49,6 @@ const EVENT_CAPACITY: usize = 128;
 const COMMAND_CAPACITY: usize = 64;
 /// The answer to a player whose seat an AI took over.
 pub(crate) const REPLACED: &str = "an AI plays your seat now; you can watch the game";
-
-/// What every hosted game needs.
-#[derive(Clone)]
-pub struct Deps {
-    pub postgres: PgPool,
-    /// Reads that may lag the primary (records and lists): a replica's
-    /// pool when one is configured, else `postgres`.
-    pub reads: PgPool,
-    pub redis: Redis,
-    pub hub: Hub,
-    pub clock: Clock,
-    pub settings: Arc<GameRoomSettings>,
-    /// The process's AI workers.
-    pub ai: ai::AiPool,
-    /// Watchers' snapshots, shared by every watch socket of the process.
-    pub snapshots: crate::ws::snapshots::Snapshots,
-    /// The instance's group commit: every hosted game writes through it.
-    pub(crate) writer: crate::store::GroupCommit,
-    /// Whether the instance takes new work (watchers).
-    pub admission: mancala_platform::Admission,
-    /// Lease renewals' own Redis connection.
-    pub leases: super::hosted::LeaseConnection,
-}
 
 /// What a game's sockets receive from its task.
 #[derive(Clone, Debug)]
@@ -243,19 +219,37 @@ pub(crate) fn encode(message: &ServerMessage) -> ByteString {
     ByteString::from(serde_json::to_string(message).unwrap_or_default())
 }
 
+/// What a host asks of the instance's hosted games, which start it: to
+/// make (and host here) its series' next game, and to forget it once it
+/// has stopped. A trait, so that the host does not reach back into the
+/// module that spawns it.
+pub(crate) trait Series: Send + Sync + 'static {
+    /// The rematch of the finished game `info` (see `rematch::create`):
+    /// the next game, or `None` when its room has closed.
+    fn rematch<'a>(
+        &'a self,
+        info: &'a GameInfo,
+        now: time::OffsetDateTime,
+        pair_limit: u32,
+    ) -> Pin<Box<dyn Future<Output = Result<Option<Uuid>, sqlx::Error>> + Send + 'a>>;
+
+    /// The task of `game` has stopped.
+    fn forget(&self, game: &GameHandle);
+}
+
 /// Why the task stops: the close code and reason for its sockets.
 type Stop = (u16, &'static str);
 
 /// The task: it owns the [`HostState`] and carries its effects out.
 struct Host {
     state: HostState,
-    deps: Deps,
+    deps: Context,
     /// The fencing token this task writes under.
     epoch: i64,
     own: mpsc::Sender<Command>,
     events: broadcast::Sender<Outbound>,
     /// This instance's games: a series' next game is hosted here.
-    hosted: HostedGames,
+    series: Arc<dyn Series>,
     /// Counts the game against the instance's capacity while the state
     /// says it holds its place (admission refuses new games past it).
     in_progress: Option<mancala_platform::GameInProgress>,
@@ -280,11 +274,11 @@ enum Replier {
 /// Starts the task for a loaded game under `lease` and `epoch`.
 pub(crate) fn spawn(
     live: LiveGame,
-    deps: Deps,
+    deps: Context,
     lease: Lease,
     epoch: i64,
     room_closes: Option<u64>,
-    hosted: HostedGames,
+    series: Arc<dyn Series>,
 ) -> GameHandle {
     let (commands, inbox) = mpsc::channel(COMMAND_CAPACITY);
     let handle = GameHandle {
@@ -304,7 +298,7 @@ pub(crate) fn spawn(
         epoch,
         own: commands,
         events,
-        hosted,
+        series,
         in_progress,
         listed: false,
         thinking: None,
@@ -312,9 +306,9 @@ pub(crate) fn spawn(
     };
     let own = handle.clone();
     tokio::spawn(async move {
-        let hosted = host.hosted.clone();
+        let series = host.series.clone();
         host.run(inbox, lease).await;
-        hosted.forget(&own);
+        series.forget(&own);
     });
     handle
 }

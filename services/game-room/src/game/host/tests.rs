@@ -424,12 +424,14 @@ fn a_resignation_is_committed_with_the_offence_it_is() {
     let south = run.player(Side::South);
     let done = run.ask(Side::South, Request::Resign);
     match done.commits()[..] {
-        [Change::End {
-            over,
-            offence,
-            rates,
-            ..
-        }] => {
+        [
+            Change::End {
+                over,
+                offence,
+                rates,
+                ..
+            },
+        ] => {
             assert!(!rates, "an aborted game rates nobody");
             // Before anyone moved: no result, and no rating change.
             assert_eq!(

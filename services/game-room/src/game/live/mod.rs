@@ -77,14 +77,7 @@ pub struct StoredEnd {
     pub turn_started: Option<u64>,
 }
 
-/// A stored move, as the game replays it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoredMove {
-    pub played: PlayedMove,
-    /// The mover's clock after the move, for timed games.
-    pub clock_ms: Option<u64>,
-    pub at_ms: u64,
-}
+pub(crate) use crate::store::StoredMove;
 
 /// A game being played (or just finished).
 #[derive(Clone, Debug)]
