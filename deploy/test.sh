@@ -23,6 +23,12 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 step "pure crates depend on no IO, clock or randomness"
 deploy/check-purity.sh
 
+step "module graphs: no circle, no import against a crate's declared layers"
+for crate in services/game-room services/matchmaking services/rating crates/platform; do
+    printf '%s: ' "$crate"
+    deploy/module-graph.py "$crate/src"
+done
+
 step "deployment files agree with the code (static: builds and applies nothing)"
 deploy/check-deploy.sh
 

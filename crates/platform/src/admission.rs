@@ -44,15 +44,15 @@ use crate::stores::Redis;
 pub struct AdmissionLimits {
     /// Busy when the event loop wakes a timer this many ms late (0: never).
     #[arg(env = "APP_OVERLOAD_LOOP_LAG_MS", default_value = "150",
-          value_parser = crate::config::millis)]
+          value_parser = crate::values::millis)]
     pub loop_lag: Duration,
     /// Busy when a Redis round trip takes this many ms (0: never).
     #[arg(env = "APP_OVERLOAD_REDIS_MS", default_value = "250",
-          value_parser = crate::config::millis)]
+          value_parser = crate::values::millis)]
     pub redis: Duration,
     /// Busy when taking a Postgres connection takes this many ms (0: never).
     #[arg(env = "APP_OVERLOAD_POSTGRES_WAIT_MS", default_value = "250",
-          value_parser = crate::config::millis)]
+          value_parser = crate::values::millis)]
     pub postgres_wait: Duration,
     /// Busy when games' writes (moves, ends) waited this many ms for their
     /// commits, the 95th percentile of a sample's quarter second (0: never).
@@ -60,7 +60,7 @@ pub struct AdmissionLimits {
     // them under the knee, and at the knee on a noisy machine the writes
     // pass 50 ms for a second now and then.
     #[arg(env = "APP_OVERLOAD_WRITE_MS", default_value = "200",
-          value_parser = crate::config::millis)]
+          value_parser = crate::values::millis)]
     pub write: Duration,
     /// Busy while this many games are in progress on the instance: its
     /// capacity, the knee `deploy/bench.sh` measures (0: no limit).

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use clap::error::{ContextKind, ContextValue};
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 
-use crate::config::ConfigError;
+use crate::values::ConfigError;
 
 /// The settings one binary reads.
 #[derive(Clone)]
@@ -271,7 +271,7 @@ mod tests {
     #[derive(clap::Args, Debug)]
     struct Sample {
         /// How long to wait.
-        #[arg(env = "APP_SAMPLE_WAIT_SECS", default_value = "5", value_parser = crate::config::seconds)]
+        #[arg(env = "APP_SAMPLE_WAIT_SECS", default_value = "5", value_parser = crate::values::seconds)]
         wait: Duration,
         /// How many.
         #[arg(env = "APP_SAMPLE_COUNT", default_value_t = 2)]

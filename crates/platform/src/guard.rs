@@ -29,7 +29,7 @@ use crate::http::ApiError;
 pub struct HttpLimits {
     /// A request's body must have arrived this many seconds after its head.
     #[arg(env = "APP_HTTP_BODY_TIMEOUT_SECS", default_value = "10",
-          value_parser = crate::config::positive_seconds)]
+          value_parser = crate::values::positive_seconds)]
     pub body_timeout: Duration,
     /// Requests one address may have in flight at once (0: no limit).
     /// Behind a proxy every client shares its address: limit there.
@@ -158,12 +158,6 @@ struct Timed {
     inner: Payload,
     deadline: Pin<Box<tokio::time::Sleep>>,
     expired: bool,
-}
-
-/// The error a late body ends with; `json_config` answers it with
-/// `request_timeout`.
-pub fn is_body_timeout(error: &PayloadError) -> bool {
-    matches!(error, PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut)
 }
 
 impl Stream for Timed {

@@ -136,7 +136,7 @@ pub fn json_config() -> web::JsonConfig {
                 JsonPayloadError::Deserialize(inner) => {
                     ApiError::new(ErrorCode::MalformedJson, inner.to_string())
                 }
-                JsonPayloadError::Payload(payload) if crate::guard::is_body_timeout(payload) => {
+                JsonPayloadError::Payload(payload) if is_body_timeout(payload) => {
                     ApiError::new(ErrorCode::RequestTimeout, "the body did not arrive in time")
                 }
                 JsonPayloadError::ContentType => ApiError::new(
@@ -324,6 +324,12 @@ pub fn origin_allowed(request: &HttpRequest, allowed: &AllowedOrigins) -> bool {
         .split_once("://")
         .is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(&host));
     own || allowed.0.iter().any(|allowed| allowed == origin)
+}
+
+/// The error a late body ends with; `json_config` answers it with
+/// `request_timeout`.
+pub fn is_body_timeout(error: &actix_web::error::PayloadError) -> bool {
+    matches!(error, actix_web::error::PayloadError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut)
 }
 
 #[cfg(test)]

@@ -26,11 +26,12 @@ pub mod stores;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod values;
 
 pub use admission::{Admission, GameInProgress};
 pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity};
 pub use clock::Clock;
-pub use config::{ConfigError, LogFormat, Settings};
+pub use config::Settings;
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};
 pub use kv::{Redis, RedisMode};
 pub use process::{ProcessContext, Started, connect_stores, start_process};
@@ -38,3 +39,5 @@ pub use revocation::Revocations;
 pub use secrecy::{ExposeSecret, SecretString};
 pub use server::{Bound, StartError, serve, serve_on, token_verifier};
 pub use stores::{MIGRATOR, connect_postgres, read_pool};
+pub use telemetry::LogFormat;
+pub use values::ConfigError;

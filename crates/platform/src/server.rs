@@ -20,7 +20,7 @@ use crate::telemetry::{
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] crate::values::ConfigError),
     #[error("postgres: {0}")]
     Postgres(#[from] sqlx::Error),
     #[error("migrations: {0}")]

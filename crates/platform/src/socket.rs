@@ -57,16 +57,16 @@ pub struct SocketSettings {
     pub allowed_origins: crate::http::AllowedOrigins,
     /// A socket must authenticate within this many seconds.
     #[arg(env = "APP_WS_AUTH_TIMEOUT_SECS", default_value = "5",
-          value_parser = crate::config::positive_seconds)]
+          value_parser = crate::values::positive_seconds)]
     pub auth_timeout: Duration,
     /// How often the server pings a socket, in seconds.
     #[arg(env = "APP_WS_PING_SECS", default_value = "10",
-          value_parser = crate::config::positive_seconds)]
+          value_parser = crate::values::positive_seconds)]
     pub ping_every: Duration,
     /// A socket silent this many seconds (not even a pong) is closed; a
     /// lobby socket's queue tickets lapse after the lobby grace.
     #[arg(env = "APP_WS_TIMEOUT_SECS", default_value = "30",
-          value_parser = crate::config::positive_seconds)]
+          value_parser = crate::values::positive_seconds)]
     pub client_timeout: Duration,
     /// Lobby and game sockets one player may have open, over every service
     /// (0: no limit).

@@ -14,7 +14,14 @@ use actix_web::{HttpMessage, HttpResponse, web};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tracing_subscriber::EnvFilter;
 
-use crate::config::LogFormat;
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One JSON object a line, for log collectors.
+    Json,
+    /// Human-readable lines, for a terminal.
+    Pretty,
+}
 
 /// Installs the global log subscriber. A process calls it once, in `main`;
 /// a second call (tests) leaves the first in place.

@@ -20,8 +20,9 @@ use mancala_platform::pubsub::PubSub;
 
 use crate::accounts::{self, Accounts};
 use crate::config::{AccountSettings, MatchSettings};
+use crate::context::Context;
 use crate::game_room_client::GameRoomClient;
-use crate::queue::pairer::{QueueDeps, spawn_pairers};
+use crate::pairer::spawn_pairers;
 use crate::queue::pairing::PairingRules;
 use crate::{fair_play, games, invites, lobby, openapi};
 
@@ -33,7 +34,7 @@ const PURGE_EVERY: Duration = Duration::from_secs(3600);
 pub struct Matchmaking {
     accounts: Accounts,
     authenticator: Authenticator,
-    queues: QueueDeps,
+    queues: Context,
 }
 
 impl Matchmaking {
@@ -77,7 +78,7 @@ impl Matchmaking {
             wave_ms: match_settings.wave.as_millis() as u64,
             ..PairingRules::default()
         };
-        let queues = QueueDeps {
+        let queues = Context {
             postgres: postgres.clone(),
             redis: redis.clone(),
             pubsub: PubSub::start(redis.clone()),

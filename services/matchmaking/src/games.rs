@@ -13,10 +13,10 @@ use mancala_proto::lobby::{
 use mancala_proto::{ErrorBody, ErrorCode};
 use mancala_rules::Variant;
 
+use crate::context::Context;
+use crate::limits;
 use crate::queue::QueueSpec;
-use crate::queue::pairer::QueueDeps;
 use crate::queue::store;
-use crate::{limits, lobby};
 
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
@@ -51,7 +51,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
 )]
 pub(crate) async fn ai_game(
     caller: Authenticated,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
     body: web::Json<AiGameRequest>,
 ) -> Result<HttpResponse, ApiError> {
     deps.admission.admit("new_game")?;
@@ -104,7 +104,7 @@ pub(crate) async fn ai_game(
 )]
 pub(crate) async fn hotseat_game(
     caller: Authenticated,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
     body: web::Json<HotseatRequest>,
 ) -> Result<HttpResponse, ApiError> {
     deps.admission.admit("new_game")?;
@@ -137,7 +137,7 @@ pub(crate) fn check_time_control(
 }
 
 async fn create(
-    deps: &QueueDeps,
+    deps: &Context,
     variant: mancala_proto::VariantSpec,
     seats: [SeatRequest; 2],
     time_control: Option<mancala_proto::game::TimeControl>,
@@ -168,9 +168,9 @@ async fn create(
     responses((status = 200, description = "The figures", body = LobbyStats))
 )]
 pub(crate) async fn lobby_stats(
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<LobbyStats>, ApiError> {
-    Ok(web::Json(lobby::read_stats(&deps).await?))
+    Ok(web::Json(crate::stats::read_stats(&deps).await?))
 }
 
 /// The ranked queues offered, in the order configured, with the players
@@ -182,7 +182,7 @@ pub(crate) async fn lobby_stats(
     responses((status = 200, description = "The queues", body = [QueueInfo]))
 )]
 pub(crate) async fn queues(
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<Vec<QueueInfo>>, ApiError> {
     let mut queues = Vec::new();
     for spec in deps
@@ -289,7 +289,7 @@ pub(crate) async fn one_ranked_game_at_a_time(
 )]
 pub(crate) async fn my_games(
     caller: Authenticated,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<Vec<MyGame>>, ApiError> {
     let rows = sqlx::query!(
         r#"SELECT id, variant->>'variant' AS "variant!", rated,

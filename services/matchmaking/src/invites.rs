@@ -16,12 +16,13 @@ use mancala_rules::Variant;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::queue::pairer::{QueueDeps, player_channel};
+use crate::context::Context;
+use crate::pairer::player_channel;
 
 /// How long an invite waits for its friend.
 const INVITE_LIFE: Duration = Duration::from_secs(24 * 3600);
 
-fn now(deps: &QueueDeps) -> OffsetDateTime {
+fn now(deps: &Context) -> OffsetDateTime {
     deps.clock.now_utc()
 }
 
@@ -29,7 +30,7 @@ fn now(deps: &QueueDeps) -> OffsetDateTime {
 /// address, else the address the request came to (its `Host`, or what a
 /// proxy forwarded). Only the asker sees the link made from their own
 /// headers, so a forged `Host` misleads nobody else.
-fn with_link(mut invite: Invite, deps: &QueueDeps, request: &HttpRequest) -> Invite {
+fn with_link(mut invite: Invite, deps: &Context, request: &HttpRequest) -> Invite {
     let site = match deps.settings.public_url() {
         "" => {
             let connection = request.connection_info();
@@ -59,7 +60,7 @@ fn with_link(mut invite: Invite, deps: &QueueDeps, request: &HttpRequest) -> Inv
 pub(crate) async fn create(
     caller: Authenticated,
     request: HttpRequest,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     deps.admission.admit("new_game")?;
@@ -124,7 +125,7 @@ fn well_formed(code: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
 }
 
-async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
+async fn find(deps: &Context, code: &str) -> Result<Invite, ApiError> {
     if !well_formed(code) {
         return Err(ApiError::new(ErrorCode::NotFound, "no such invite"));
     }
@@ -188,7 +189,7 @@ async fn find(deps: &QueueDeps, code: &str) -> Result<Invite, ApiError> {
 pub(crate) async fn show(
     code: web::Path<String>,
     request: HttpRequest,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<Invite>, ApiError> {
     let invite = find(&deps, &code).await?;
     Ok(web::Json(with_link(invite, &deps, &request)))
@@ -213,7 +214,7 @@ pub(crate) async fn show(
 pub(crate) async fn accept(
     caller: Authenticated,
     code: web::Path<String>,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<HttpResponse, ApiError> {
     deps.admission.admit("new_game")?;
     let invite = find(&deps, &code).await?;
@@ -352,7 +353,7 @@ pub(crate) async fn accept(
 pub(crate) async fn mine(
     caller: Authenticated,
     request: HttpRequest,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<Vec<Invite>>, ApiError> {
     let codes = sqlx::query_scalar!(
         "SELECT code FROM invites
@@ -388,7 +389,7 @@ pub(crate) async fn mine(
 pub(crate) async fn cancel(
     caller: Authenticated,
     code: web::Path<String>,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<HttpResponse, ApiError> {
     let invite = find(&deps, &code).await?;
     if invite.creator.id != caller.player_id {

@@ -6,6 +6,7 @@
 pub(crate) mod accounts;
 pub mod app;
 pub mod config;
+pub mod context;
 pub(crate) mod fair_play;
 pub(crate) mod game_room_client;
 pub(crate) mod games;
@@ -13,8 +14,10 @@ pub(crate) mod invites;
 pub(crate) mod limits;
 pub(crate) mod lobby;
 pub mod openapi;
+pub(crate) mod pairer;
 pub mod queue;
 pub(crate) mod ratings;
+pub(crate) mod stats;
 
 pub use app::{Application, Matchmaking};
 pub use config::{AccountSettings, MatchSettings};

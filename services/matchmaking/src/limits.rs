@@ -8,7 +8,7 @@ use mancala_platform::ApiError;
 use mancala_platform::ratelimit::{self, Decision};
 use uuid::Uuid;
 
-use crate::queue::pairer::QueueDeps;
+use crate::context::Context;
 
 /// A casual game with no move for this long no longer counts as going: a
 /// tab closed mid-game does not hold its player's place.
@@ -25,7 +25,7 @@ fn full(message: String) -> ApiError {
 }
 
 /// Counts one game (or invite) made by `player` against the rate.
-async fn count_made(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+async fn count_made(deps: &Context, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.games;
     let now = deps.clock.now_secs();
     match ratelimit::hit(&deps.redis, "games", &player.to_string(), limit, now).await? {
@@ -41,7 +41,7 @@ async fn count_made(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
 }
 
 /// Before a game against the AI or on one device.
-pub(crate) async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+pub(crate) async fn new_casual_game(deps: &Context, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.active_casual_games;
     let since = deps.clock.now_utc() - ACTIVE;
     let going = sqlx::query_scalar!(
@@ -64,7 +64,7 @@ pub(crate) async fn new_casual_game(deps: &QueueDeps, player: Uuid) -> Result<()
 }
 
 /// Before an invite.
-pub(crate) async fn new_invite(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+pub(crate) async fn new_invite(deps: &Context, player: Uuid) -> Result<(), ApiError> {
     let limit = deps.settings.player_limits.open_invites;
     let now = deps.clock.now_utc();
     let waiting = sqlx::query_scalar!(

@@ -3,23 +3,22 @@
 //! player's Redis channel from whichever instance paired them, and gets
 //! `queue_status` and `lobby_stats` every few seconds.
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
-
 use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::socket::{Inbound, Socket};
 use mancala_platform::socket_slots::{self, SocketSlot};
 use mancala_platform::{ApiError, Authenticator, Redis, SocketIdentity};
 use mancala_proto::ErrorCode;
 use mancala_proto::error::{CLOSE_POLICY, CLOSE_TOO_BIG};
-use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, LobbyStats, QueueStatus};
+use mancala_proto::lobby::{LobbyClientMessage, LobbyServerMessage, QueueStatus};
 use redis::AsyncCommands;
 use uuid::Uuid;
 
-use crate::queue::pairer::{QueueDeps, player_channel};
+use crate::context::Context;
+use crate::pairer::player_channel;
 use crate::queue::pairing::Ticket;
 use crate::queue::{QueueSpec, store};
 use crate::ratings;
+use crate::stats::stats;
 
 /// Largest lobby message.
 const MAX_FRAME: usize = 2048;
@@ -27,7 +26,7 @@ const MAX_FRAME: usize = 2048;
 const BURST: u32 = 20;
 const PER_SECOND: u32 = 5;
 
-use mancala_proto::bus::names::{ONLINE, PLAYING};
+use mancala_proto::bus::names::ONLINE;
 
 /// Counts a player online until `until` (clock ms).
 pub(crate) async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
@@ -40,64 +39,10 @@ pub(crate) async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
     }
 }
 
-/// How long the lobby's figures are shared before they are read again.
-const FIGURES_FRESH_MS: u64 = 1_000;
-
-/// The lobby's figures as last read, and when (clock ms): every socket of
-/// the instance pushes them every few seconds, and one read a second
-/// serves them all.
-#[derive(Clone, Default)]
-pub struct Figures(Arc<Mutex<Option<(u64, LobbyStats)>>>);
-
-/// The figures of the lobby for its sockets, read at most once a second
-/// per instance.
-pub(crate) async fn stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
-    let now = deps.clock.now_millis();
-    let kept = |figures: &Figures| {
-        let kept = figures.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.as_ref()
-            .filter(|(read_at, _)| now.saturating_sub(*read_at) < FIGURES_FRESH_MS)
-            .map(|(_, stats)| stats.clone())
-    };
-    if let Some(stats) = kept(&deps.figures) {
-        return Ok(stats);
-    }
-    let stats = read_stats(deps).await?;
-    *deps.figures.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((now, stats.clone()));
-    Ok(stats)
-}
-
-/// The figures of the lobby, from Redis: right across instances, and with
-/// no drift when one dies (every entry expires unless refreshed). Read
-/// afresh for each REST request (a request is paid for by its asker);
-/// sockets share [`stats`].
-pub(crate) async fn read_stats(deps: &QueueDeps) -> Result<LobbyStats, redis::RedisError> {
-    let now = deps.clock.now_millis() as f64;
-    let connection = deps.redis.connection();
-    let count = |key: String| {
-        let mut connection = connection.clone();
-        async move {
-            let _: () = connection.zrembyscore(&key, "-inf", now - 1.0).await?;
-            connection.zcount::<_, _, _, u64>(&key, now, "+inf").await
-        }
-    };
-    let online = count(deps.redis.key(ONLINE)).await?;
-    let playing = count(deps.redis.key(PLAYING)).await?;
-    let mut in_queue = BTreeMap::new();
-    for queue in &deps.settings.queues {
-        in_queue.insert(queue.clone(), store::waiting(&deps.redis, queue).await?);
-    }
-    Ok(LobbyStats {
-        online,
-        in_queue,
-        playing,
-    })
-}
-
 pub(crate) async fn lobby(
     request: HttpRequest,
     body: web::Payload,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
     authenticator: web::Data<Authenticator>,
 ) -> Result<HttpResponse, ApiError> {
     if !mancala_platform::http::origin_allowed(&request, &deps.settings.sockets.allowed_origins) {
@@ -130,7 +75,7 @@ pub(crate) async fn lobby(
 
 struct Lobby {
     socket: Socket<LobbyClientMessage>,
-    deps: QueueDeps,
+    deps: Context,
     player: Option<Uuid>,
     /// The session its token belongs to: signing out closes the socket.
     identity: Option<SocketIdentity>,
@@ -438,7 +383,7 @@ impl Lobby {
 /// time for the next), and `joining` not at all when they wait already
 /// (another queue adds nobody). Queues that cannot be read count none:
 /// the games limit still stands behind them.
-async fn waiting(deps: &QueueDeps, joining: Uuid) -> u64 {
+async fn waiting(deps: &Context, joining: Uuid) -> u64 {
     if deps.admission.free_places().is_none() {
         return 0;
     }

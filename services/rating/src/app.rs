@@ -12,9 +12,9 @@ use mancala_platform::{
 use sqlx::PgPool;
 
 use crate::config::RatingSettings;
+use crate::context::Context;
 use crate::leaderboard;
 use crate::routes;
-use crate::worker::Rater;
 
 /// How often the boards are rebuilt from Postgres (eligibility lapses
 /// with time, not only with games).
@@ -23,7 +23,7 @@ const REBUILD_EVERY: Duration = Duration::from_secs(3600);
 /// The rating service's state.
 #[derive(Clone)]
 pub struct RatingService {
-    rater: Rater,
+    rater: Context,
     authenticator: Authenticator,
 }
 
@@ -39,7 +39,7 @@ impl RatingService {
         let verifier = mancala_platform::token_verifier(settings)?;
         let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
         let reads = mancala_platform::read_pool(settings.database_read_url.as_ref(), &postgres, 8);
-        let rater = Rater {
+        let rater = Context {
             postgres,
             reads,
             pubsub: PubSub::start(redis.clone()),
@@ -53,7 +53,7 @@ impl RatingService {
         })
     }
 
-    pub fn rater(&self) -> &Rater {
+    pub fn rater(&self) -> &Context {
         &self.rater
     }
 

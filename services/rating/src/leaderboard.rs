@@ -8,8 +8,8 @@ use redis::AsyncCommands;
 use uuid::Uuid;
 
 use crate::config::Eligibility;
+use crate::context::Context;
 use crate::glicko::{Rating, RatingRules};
-use crate::worker::Rater;
 
 /// The variants with leaderboards.
 pub const VARIANTS: [&str; 3] = [
@@ -47,7 +47,7 @@ pub fn unranked_reason(
     }
 }
 
-fn key(rater: &Rater, variant: &str) -> String {
+fn key(rater: &Context, variant: &str) -> String {
     // Tagged by the variant: a board is built aside and renamed into place,
     // which on a Redis Cluster needs both names on one slot.
     rater.redis.key(&format!("leaderboard:{{{variant}}}"))
@@ -56,7 +56,7 @@ fn key(rater: &Rater, variant: &str) -> String {
 /// Every rating row of a variant (or one player's), with what decides
 /// eligibility.
 async fn standings(
-    rater: &Rater,
+    rater: &Context,
     variant: &str,
     player: Option<Uuid>,
 ) -> Result<Vec<(Uuid, Standing)>, sqlx::Error> {
@@ -94,7 +94,7 @@ async fn standings(
 
 /// Puts a player on the board or takes them off, by their standing now.
 pub async fn refresh_player(
-    rater: &Rater,
+    rater: &Context,
     player: Uuid,
     variant: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -113,7 +113,7 @@ pub async fn refresh_player(
 }
 
 /// Rebuilds every board from Postgres (built aside, then swapped in).
-pub async fn rebuild(rater: &Rater) -> Result<usize, Box<dyn std::error::Error>> {
+pub async fn rebuild(rater: &Context) -> Result<usize, Box<dyn std::error::Error>> {
     let settings = &rater.settings;
     let mut connection = rater.redis.connection();
     let mut ranked = 0;
@@ -142,7 +142,7 @@ pub async fn rebuild(rater: &Rater) -> Result<usize, Box<dyn std::error::Error>>
 
 /// A page of a board.
 pub async fn page(
-    rater: &Rater,
+    rater: &Context,
     variant: &str,
     offset: u64,
     limit: u64,
@@ -189,7 +189,7 @@ pub async fn page(
 
 /// A player's rank, or why they have none.
 pub async fn my_rank(
-    rater: &Rater,
+    rater: &Context,
     player: Uuid,
     variant: &str,
 ) -> Result<MyRank, Box<dyn std::error::Error>> {

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod boosting;
 pub mod config;
+pub mod context;
 pub mod glicko;
 pub mod leaderboard;
 pub mod openapi;

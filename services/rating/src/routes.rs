@@ -12,8 +12,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use crate::context::Context;
 use crate::leaderboard::{self, VARIANTS};
-use crate::worker::Rater;
 
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -69,7 +69,7 @@ pub(crate) struct PageQuery {
 pub(crate) async fn board(
     name: web::Path<String>,
     query: web::Query<PageQuery>,
-    rater: web::Data<Rater>,
+    rater: web::Data<Context>,
 ) -> Result<web::Json<Leaderboard>, ApiError> {
     let variant = variant(&name)?;
     let limit = query.limit.unwrap_or(50);
@@ -114,7 +114,7 @@ pub(crate) async fn board(
 pub(crate) async fn my_rank(
     caller: Authenticated,
     name: web::Path<String>,
-    rater: web::Data<Rater>,
+    rater: web::Data<Context>,
 ) -> Result<web::Json<MyRank>, ApiError> {
     let variant = variant(&name)?;
     Ok(web::Json(
@@ -138,7 +138,7 @@ pub(crate) async fn my_rank(
 )]
 pub(crate) async fn profile(
     id: web::Path<Uuid>,
-    rater: web::Data<Rater>,
+    rater: web::Data<Context>,
 ) -> Result<web::Json<Profile>, ApiError> {
     let id = id.into_inner();
     let player = sqlx::query!(
@@ -215,7 +215,7 @@ pub(crate) async fn profile(
 )]
 pub(crate) async fn history(
     path: web::Path<(Uuid, String)>,
-    rater: web::Data<Rater>,
+    rater: web::Data<Context>,
 ) -> Result<web::Json<Vec<RatingPoint>>, ApiError> {
     let (id, name) = path.into_inner();
     let variant = variant(&name)?;

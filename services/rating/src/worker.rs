@@ -8,35 +8,18 @@
 //! notice wakes the workers; a poll is the safety net.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
 
-use mancala_platform::pubsub::PubSub;
-use mancala_platform::{Clock, Redis};
+use crate::context::Context;
 use mancala_proto::bus::{GameBus, names};
 use mancala_proto::game::{GameResult, ServerMessage};
 use mancala_proto::rating::RatingDelta;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::boosting::{Counts, bounded};
-use crate::config::RatingSettings;
 use crate::glicko::{Rating, Score};
 use crate::leaderboard;
-
-/// What the workers share.
-#[derive(Clone)]
-pub struct Rater {
-    pub postgres: PgPool,
-    /// Reads that may lag the primary (profiles, rating histories, the
-    /// names on a leaderboard page): a replica's pool when one is
-    /// configured, else `postgres`.
-    pub reads: PgPool,
-    pub redis: Redis,
-    pub pubsub: PubSub,
-    pub clock: Clock,
-    pub settings: Arc<RatingSettings>,
-}
 
 /// A game whose ratings were applied.
 #[derive(Clone, Debug, PartialEq)]
@@ -187,7 +170,7 @@ async fn linked_gains(
 /// defaults where missing, and reads them.
 async fn lock_ratings(
     connection: &mut PgConnection,
-    rater: &Rater,
+    rater: &Context,
     keys: &BTreeSet<(Uuid, String)>,
 ) -> Result<HashMap<(Uuid, String), Stored>, sqlx::Error> {
     // A row must exist to be locked: two workers rating a newcomer's first
@@ -316,7 +299,7 @@ async fn store_changes(
     Ok(())
 }
 
-impl Rater {
+impl Context {
     fn now(&self) -> OffsetDateTime {
         self.clock.now_utc()
     }

@@ -8,7 +8,7 @@ use mancala_proto::{Credentials, ErrorBody, Player, RefreshRequest, Session};
 
 use super::names::NameLanguage;
 use super::service::Accounts;
-use crate::queue::pairer::QueueDeps;
+use crate::context::Context;
 
 /// Mounts `/v1/auth/*` and `/v1/me`.
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
@@ -51,7 +51,7 @@ fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
 pub(crate) async fn guest(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
-    queues: web::Data<QueueDeps>,
+    queues: web::Data<Context>,
 ) -> Result<HttpResponse, ApiError> {
     queues.admission.admit("sign_in")?;
     // Korean visitors get Korean names: the client names its interface
@@ -91,7 +91,7 @@ pub(crate) async fn register(
     request: HttpRequest,
     caller: MaybeAuthenticated,
     accounts: web::Data<Accounts>,
-    queues: web::Data<QueueDeps>,
+    queues: web::Data<Context>,
     body: web::Json<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     queues.admission.admit("sign_in")?;
@@ -122,7 +122,7 @@ pub(crate) async fn register(
 pub(crate) async fn login(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
-    queues: web::Data<QueueDeps>,
+    queues: web::Data<Context>,
     body: web::Json<Credentials>,
 ) -> Result<web::Json<Session>, ApiError> {
     queues.admission.admit("sign_in")?;

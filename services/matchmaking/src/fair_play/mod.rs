@@ -15,7 +15,7 @@ use mancala_proto::fair_play::{FairPlayStanding, Offence};
 use mancala_proto::{ErrorBody, ErrorCode};
 use uuid::Uuid;
 
-use crate::queue::pairer::QueueDeps;
+use crate::context::Context;
 
 /// How far back the first-move balance reads games.
 const BALANCE_DAYS: i64 = 30;
@@ -25,7 +25,7 @@ const SPOILED_WITHIN: time::Duration = time::Duration::minutes(5);
 
 /// The player's standing now, as the wire shows it.
 pub(crate) async fn standing(
-    deps: &QueueDeps,
+    deps: &Context,
     player: Uuid,
 ) -> Result<FairPlayStanding, sqlx::Error> {
     let policy = &deps.settings.fair_play;
@@ -57,7 +57,7 @@ pub(crate) async fn standing(
 
 /// Refuses ranked play (a queue, a rated invite) to a player banned from
 /// it, saying for how long; then to one whose ranked game is still on.
-pub(crate) async fn may_play_ranked(deps: &QueueDeps, player: Uuid) -> Result<(), ApiError> {
+pub(crate) async fn may_play_ranked(deps: &Context, player: Uuid) -> Result<(), ApiError> {
     let standing = standing(deps, player).await?;
     if let Some(seconds) = standing.banned_secs {
         return Err(banned(seconds));
@@ -80,14 +80,14 @@ pub(crate) fn banned(seconds: u64) -> ApiError {
 }
 
 /// The first-move balance of the player's queue games that started.
-pub(crate) async fn first_balance(deps: &QueueDeps, player: Uuid) -> Result<i32, sqlx::Error> {
+pub(crate) async fn first_balance(deps: &Context, player: Uuid) -> Result<i32, sqlx::Error> {
     let since = deps.clock.now_utc() - time::Duration::days(BALANCE_DAYS);
     store::first_balance(&deps.postgres, player, since).await
 }
 
 /// Whether the player's last game was spoiled by the other side in the
 /// last minutes: they keep their place in the queue.
-pub(crate) async fn owed_a_place(deps: &QueueDeps, player: Uuid) -> Result<bool, sqlx::Error> {
+pub(crate) async fn owed_a_place(deps: &Context, player: Uuid) -> Result<bool, sqlx::Error> {
     let since = deps.clock.now_utc() - SPOILED_WITHIN;
     store::spoiled_by_opponent(&deps.postgres, player, since).await
 }
@@ -105,7 +105,7 @@ pub(crate) async fn owed_a_place(deps: &QueueDeps, player: Uuid) -> Result<bool,
 )]
 pub(crate) async fn my_record(
     caller: Authenticated,
-    deps: web::Data<QueueDeps>,
+    deps: web::Data<Context>,
 ) -> Result<web::Json<FairPlayStanding>, ApiError> {
     Ok(web::Json(standing(&deps, caller.player_id).await?))
 }

@@ -2,7 +2,6 @@
 //! (a lease with a fencing token), pairs by `pairing`, games created in
 //! game-room before either player hears of them, and the AI fallback.
 
-pub mod pairer;
 pub mod pairing;
 pub mod store;
 

@@ -3,7 +3,7 @@ use std::time::Duration;
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::testing::{TestStores, database_url, redis_url};
 use mancala_platform::{Clock, ExposeSecret, Settings};
-use mancala_rating::worker::Rater;
+use mancala_rating::context::Context;
 use mancala_rating::{Application, RatingSettings};
 use serde_json::Value;
 use uuid::Uuid;
@@ -45,7 +45,7 @@ impl World {
     }
 
     /// A running rating service; its base URL and its rater.
-    pub(crate) async fn service(&self) -> (String, Rater) {
+    pub(crate) async fn service(&self) -> (String, Context) {
         let application = Application::build(
             Settings::from_vars(self.vars.clone()).unwrap(),
             RatingSettings::from_vars(self.vars.clone()).unwrap(),
@@ -60,7 +60,7 @@ impl World {
     }
 
     /// A rater without a server or workers: the test drives it.
-    pub(crate) async fn rater(&self) -> Rater {
+    pub(crate) async fn rater(&self) -> Context {
         let service = mancala_rating::RatingService::new(
             self.stores.postgres.clone(),
             self.stores.redis.clone(),

@@ -3,48 +3,26 @@
 //! lease's fencing token, so two instances that both believe they lead
 //! still never pair a player twice.
 
-use std::sync::Arc;
-
 use futures_util::StreamExt;
-use mancala_platform::pubsub::PubSub;
-use mancala_platform::{Clock, Redis};
 use mancala_proto::ErrorBody;
 use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest, Side};
 use mancala_proto::lobby::{LobbyServerMessage, Matched};
-use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::QueueSpec;
-use super::pairing::{PairingRules, Ticket, first_mover, pair};
-use super::store::{self, Claim};
-use crate::config::MatchSettings;
-use crate::game_room_client::GameRoomClient;
+use crate::context::Context;
+use crate::queue::QueueSpec;
+use crate::queue::pairing::{Ticket, first_mover, pair};
+use crate::queue::store::{self, Claim};
 use crate::ratings;
 
-/// What the pairing loops share.
-#[derive(Clone)]
-pub struct QueueDeps {
-    pub postgres: PgPool,
-    pub redis: Redis,
-    pub pubsub: PubSub,
-    pub clock: Clock,
-    pub settings: Arc<MatchSettings>,
-    pub game_room: GameRoomClient,
-    pub rules: PairingRules,
-    /// Whether the instance takes new work (sign-ins, queue entries, games).
-    pub admission: mancala_platform::Admission,
-    /// The lobby's figures, shared by every lobby socket of the instance.
-    pub figures: crate::lobby::Figures,
-}
-
-pub use mancala_proto::bus::names::player_channel;
+pub(crate) use mancala_proto::bus::names::player_channel;
 
 /// Games asked of game-room at once by one pairing wave.
 const GAMES_AT_ONCE: usize = 32;
 
 /// Starts one pairing loop per configured queue, for as long as the process
 /// runs.
-pub fn spawn_pairers(deps: QueueDeps) {
+pub(crate) fn spawn_pairers(deps: Context) {
     for name in deps.settings.queues.clone() {
         if let Some(queue) = QueueSpec::parse(&name) {
             let deps = deps.clone();
@@ -53,7 +31,7 @@ pub fn spawn_pairers(deps: QueueDeps) {
     }
 }
 
-async fn run(deps: QueueDeps, queue: QueueSpec) {
+async fn run(deps: Context, queue: QueueSpec) {
     let mut ticks = tokio::time::interval(deps.settings.wave);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut token = None;
@@ -84,8 +62,8 @@ async fn run(deps: QueueDeps, queue: QueueSpec) {
 }
 
 /// One pairing wave.
-pub async fn tick(
-    deps: &QueueDeps,
+pub(crate) async fn tick(
+    deps: &Context,
     queue: &QueueSpec,
     token: u64,
 ) -> Result<(), redis::RedisError> {
@@ -186,7 +164,7 @@ fn fit_places(pairs: &mut Vec<(usize, usize)>, tickets: &[Ticket], places: u64) 
     pairs.truncate(places);
 }
 
-async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
+async fn seat_info(deps: &Context, ticket: &Ticket) -> SeatInfo {
     SeatInfo {
         player: Some(ticket.player),
         name: ratings::name(&deps.postgres, ticket.player)
@@ -199,7 +177,7 @@ async fn seat_info(deps: &QueueDeps, ticket: &Ticket) -> SeatInfo {
     }
 }
 
-async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
+async fn tell(deps: &Context, player: Uuid, message: &LobbyServerMessage) {
     let text = serde_json::to_string(message).unwrap_or_default();
     if let LobbyServerMessage::Matched(matched) = message {
         // Published once: a lobby socket that was down at that moment
@@ -211,7 +189,7 @@ async fn tell(deps: &QueueDeps, player: Uuid, message: &LobbyServerMessage) {
 
 /// Puts claimed players back, at their old place, when their game could
 /// not be made: nobody is lost.
-async fn requeue(deps: &QueueDeps, queue: &QueueSpec, tickets: &[&Ticket], why: ErrorBody) {
+async fn requeue(deps: &Context, queue: &QueueSpec, tickets: &[&Ticket], why: ErrorBody) {
     tracing::warn!(
         queue = queue.name,
         players = tickets.len(),
@@ -231,7 +209,7 @@ async fn requeue(deps: &QueueDeps, queue: &QueueSpec, tickets: &[&Ticket], why: 
     }
 }
 
-async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
+async fn start_game(deps: &Context, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
     let coin = deps.clock.now_millis().is_multiple_of(2);
     let (first, second) = if first_mover(a, b, coin) {
         (a, b)
@@ -279,7 +257,7 @@ async fn start_game(deps: &QueueDeps, queue: &QueueSpec, a: &Ticket, b: &Ticket)
     }
 }
 
-async fn start_ai_game(deps: &QueueDeps, queue: &QueueSpec, ticket: &Ticket) {
+async fn start_ai_game(deps: &Context, queue: &QueueSpec, ticket: &Ticket) {
     let variant = queue.variant.standard_rules();
     let level = mancala_ai::level_near(variant, ticket.rating);
     let balance_first = ticket.first_balance <= 0;
