@@ -170,6 +170,17 @@ pub enum GameStatus {
     Aborted,
 }
 
+impl GameStatus {
+    /// The name on the wire and in the `games.status` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Live => "live",
+            GameStatus::Over => "over",
+            GameStatus::Aborted => "aborted",
+        }
+    }
+}
+
 /// A time control: `initial + increment` seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -385,6 +396,25 @@ pub enum EndReason {
     RoomClosed,
 }
 
+impl EndReason {
+    /// The name on the wire and in the `games.reason` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndReason::SideEmpty => "side_empty",
+            EndReason::NoStones => "no_stones",
+            EndReason::Majority => "majority",
+            EndReason::CannotFeed => "cannot_feed",
+            EndReason::Repetition => "repetition",
+            EndReason::BoardEmpty => "board_empty",
+            EndReason::Resign => "resign",
+            EndReason::Timeout => "timeout",
+            EndReason::Abandoned => "abandoned",
+            EndReason::NoStart => "no_start",
+            EndReason::RoomClosed => "room_closed",
+        }
+    }
+}
+
 impl From<mancala_rules::EndReason> for EndReason {
     fn from(reason: mancala_rules::EndReason) -> EndReason {
         use mancala_rules::EndReason as Rules;
@@ -428,6 +458,16 @@ pub fn rates_its_players(rated: bool, result: Option<GameResult>) -> bool {
 }
 
 impl GameResult {
+    /// The name on the wire and in the `games.result` column.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameResult::P0 => "p0",
+            GameResult::P1 => "p1",
+            GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
+        }
+    }
+
     /// The seat that won, if any.
     pub const fn winner(self) -> Option<Side> {
         match self {
@@ -707,6 +747,36 @@ pub struct GamePage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value's serde name, for comparing with `as_str`.
+    fn wire(value: impl Serialize) -> String {
+        serde_json::to_value(value)
+            .ok()
+            .and_then(|value| value.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_column_names_are_the_wire_names() {
+        for status in [GameStatus::Live, GameStatus::Over, GameStatus::Aborted] {
+            assert_eq!(status.as_str(), wire(status));
+        }
+        for result in [
+            GameResult::P0,
+            GameResult::P1,
+            GameResult::Draw,
+            GameResult::Aborted,
+        ] {
+            assert_eq!(result.as_str(), wire(result));
+        }
+        use EndReason::*;
+        for reason in [
+            SideEmpty, NoStones, Majority, CannotFeed, Repetition, BoardEmpty, Resign, Timeout,
+            Abandoned, NoStart, RoomClosed,
+        ] {
+            assert_eq!(reason.as_str(), wire(reason));
+        }
+    }
 
     #[test]
     fn only_a_rated_game_with_a_result_rates_its_players() {

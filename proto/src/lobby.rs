@@ -28,13 +28,13 @@ pub enum LobbyClientMessage {
     /// Wait for a ranked game of `variant` (`kalah`, `oware`, `mangala`)
     /// at `time_control`. Several queues at once are fine.
     QueueJoin {
-        variant: String,
+        variant: VariantName,
         time_control: TimeControl,
     },
     /// Leave one queue, or every queue when `d` is left out.
     QueueLeave {
         #[serde(default)]
-        variant: Option<String>,
+        variant: Option<VariantName>,
         #[serde(default)]
         time_control: Option<TimeControl>,
     },

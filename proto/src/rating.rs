@@ -6,11 +6,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use crate::VariantName;
+use mancala_rules::Side;
+
 /// One seat's rating change, sent to a finished game's sockets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RatingDelta {
-    pub seat: u8,
+    /// 0 or 1.
+    #[schema(value_type = u8)]
+    #[schemars(with = "u8")]
+    pub seat: Side,
     pub before: f64,
     pub after: f64,
 }
@@ -31,7 +37,7 @@ pub struct LeaderboardEntry {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Leaderboard {
-    pub variant: String,
+    pub variant: VariantName,
     pub entries: Vec<LeaderboardEntry>,
     /// Who is ranked, as this server is set up.
     pub eligibility: Eligibility,
@@ -64,7 +70,7 @@ pub struct MyRank {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VariantRating {
-    pub variant: String,
+    pub variant: VariantName,
     pub rating: f64,
     /// As of now: it grows while the player does not play.
     pub rd: f64,

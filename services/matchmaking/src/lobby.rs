@@ -181,10 +181,10 @@ impl Lobby {
                         }
                         (Some(player), LobbyClientMessage::QueueJoin { variant, time_control }) => {
                             let queues = &self.deps.settings.queues;
-                            match QueueSpec::find(queues, &variant, time_control) {
+                            match QueueSpec::find(queues, variant, time_control) {
                                 Some(queue) => self.join(player, queue).await,
                                 None => {
-                                    let message = QueueSpec::not_offered(queues, &variant, time_control);
+                                    let message = QueueSpec::not_offered(queues, variant, time_control);
                                     self.error(ErrorCode::InvalidInput, &message).await;
                                 }
                             }
@@ -195,8 +195,8 @@ impl Lobby {
                                 None => None,
                                 Some((variant, time_control)) => {
                                     let queues = &self.deps.settings.queues;
-                                    let Some(queue) = QueueSpec::find(queues, &variant, time_control) else {
-                                        let message = QueueSpec::not_offered(queues, &variant, time_control);
+                                    let Some(queue) = QueueSpec::find(queues, variant, time_control) else {
+                                        let message = QueueSpec::not_offered(queues, variant, time_control);
                                         self.error(ErrorCode::InvalidInput, &message).await;
                                         continue;
                                     };

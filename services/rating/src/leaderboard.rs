@@ -11,12 +11,14 @@ use crate::config::Eligibility;
 use crate::context::Context;
 use crate::glicko::{Rating, RatingRules};
 
-/// The variants with leaderboards.
-pub const VARIANTS: [&str; 3] = [
-    VariantName::Kalah.as_str(),
-    VariantName::Oware.as_str(),
-    VariantName::Mangala.as_str(),
-];
+/// Why a board could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum BoardError {
+    #[error("postgres: {0}")]
+    Postgres(#[from] sqlx::Error),
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+}
 
 /// What decides a player's place.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,17 +49,19 @@ pub fn unranked_reason(
     }
 }
 
-fn key(rater: &Context, variant: &str) -> String {
+fn key(rater: &Context, variant: VariantName) -> String {
     // Tagged by the variant: a board is built aside and renamed into place,
     // which on a Redis Cluster needs both names on one slot.
-    rater.redis.key(&format!("leaderboard:{{{variant}}}"))
+    rater
+        .redis
+        .key(&format!("leaderboard:{{{}}}", variant.as_str()))
 }
 
 /// Every rating row of a variant (or one player's), with what decides
 /// eligibility.
 async fn standings(
     rater: &Context,
-    variant: &str,
+    variant: VariantName,
     player: Option<Uuid>,
 ) -> Result<Vec<(Uuid, Standing)>, sqlx::Error> {
     let now = rater.clock.now_utc();
@@ -67,7 +71,7 @@ async fn standings(
                   EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = r.player_id) AS "registered!"
            FROM ratings r
            WHERE r.variant = $1 AND ($2::uuid IS NULL OR r.player_id = $2)"#,
-        variant,
+        variant.as_str(),
         player,
     )
     .fetch_all(&rater.postgres)
@@ -96,8 +100,8 @@ async fn standings(
 pub async fn refresh_player(
     rater: &Context,
     player: Uuid,
-    variant: &str,
-) -> Result<(), Box<dyn std::error::Error>> {
+    variant: VariantName,
+) -> Result<(), BoardError> {
     let settings = &rater.settings;
     let mut connection = rater.redis.connection();
     for (id, standing) in standings(rater, variant, Some(player)).await? {
@@ -113,11 +117,11 @@ pub async fn refresh_player(
 }
 
 /// Rebuilds every board from Postgres (built aside, then swapped in).
-pub async fn rebuild(rater: &Context) -> Result<usize, Box<dyn std::error::Error>> {
+pub async fn rebuild(rater: &Context) -> Result<usize, BoardError> {
     let settings = &rater.settings;
     let mut connection = rater.redis.connection();
     let mut ranked = 0;
-    for variant in VARIANTS {
+    for variant in VariantName::ALL {
         let fresh = format!("{}:rebuild", key(rater, variant));
         let _: () = connection.del(&fresh).await?;
         let mut pipe = redis::pipe();
@@ -143,10 +147,10 @@ pub async fn rebuild(rater: &Context) -> Result<usize, Box<dyn std::error::Error
 /// A page of a board.
 pub async fn page(
     rater: &Context,
-    variant: &str,
+    variant: VariantName,
     offset: u64,
     limit: u64,
-) -> Result<Vec<LeaderboardEntry>, Box<dyn std::error::Error>> {
+) -> Result<Vec<LeaderboardEntry>, BoardError> {
     let ranked: Vec<(String, f64)> = rater
         .redis
         .connection()
@@ -165,7 +169,7 @@ pub async fn page(
          JOIN ratings r ON r.player_id = p.id AND r.variant = $2
          WHERE p.id = ANY($1)",
         &ids,
-        variant,
+        variant.as_str(),
     )
     .fetch_all(&rater.reads)
     .await?;
@@ -191,8 +195,8 @@ pub async fn page(
 pub async fn my_rank(
     rater: &Context,
     player: Uuid,
-    variant: &str,
-) -> Result<MyRank, Box<dyn std::error::Error>> {
+    variant: VariantName,
+) -> Result<MyRank, BoardError> {
     let rank: Option<u64> = rater
         .redis
         .connection()

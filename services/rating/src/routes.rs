@@ -13,7 +13,8 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::context::Context;
-use crate::leaderboard::{self, VARIANTS};
+use crate::leaderboard::{self, BoardError};
+use mancala_proto::VariantName;
 
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
@@ -23,14 +24,12 @@ pub(crate) fn configure(config: &mut web::ServiceConfig) {
         .api_route("/v1/players/{id}", Method::GET, profile);
 }
 
-fn variant(name: &str) -> Result<&'static str, ApiError> {
-    VARIANTS
-        .into_iter()
-        .find(|known| *known == name)
+fn variant(name: &str) -> Result<VariantName, ApiError> {
+    VariantName::parse(name)
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("no variant {name:?}")))
 }
 
-fn store_error(error: Box<dyn std::error::Error>) -> ApiError {
+fn store_error(error: BoardError) -> ApiError {
     tracing::warn!(%error, "leaderboard store");
     ApiError::new(
         ErrorCode::Unavailable,
@@ -88,7 +87,7 @@ pub(crate) async fn board(
         .map_err(store_error)?;
     let rules = &rater.settings.eligibility;
     Ok(web::Json(Leaderboard {
-        variant: variant.to_owned(),
+        variant,
         entries,
         eligibility: Eligibility {
             min_games: rules.min_games,
@@ -169,7 +168,7 @@ pub(crate) async fn profile(
     let rules = &rater.settings.rules;
     let ratings = rows
         .into_iter()
-        .map(|row| {
+        .filter_map(|row| {
             let stored = crate::glicko::Rating {
                 rating: row.rating,
                 rd: row.rd,
@@ -178,8 +177,9 @@ pub(crate) async fn profile(
             let rd = row.last_rated.map_or(row.rd, |last| {
                 rules.rd_after(stored, crate::glicko::days_between(last, now))
             });
-            VariantRating {
-                variant: row.variant,
+            // A row of a variant this build does not know is not shown.
+            Some(VariantRating {
+                variant: VariantName::parse(&row.variant)?,
                 rating: row.rating,
                 rd,
                 provisional: rules.provisional(rd),
@@ -187,7 +187,7 @@ pub(crate) async fn profile(
                 wins: row.wins as u32,
                 draws: row.draws as u32,
                 losses: row.losses as u32,
-            }
+            })
         })
         .collect();
     Ok(web::Json(Profile {
@@ -225,7 +225,7 @@ pub(crate) async fn history(
            FROM rating_history WHERE player_id = $1 AND variant = $2
            ORDER BY rated_at, game_id"#,
         id,
-        variant,
+        variant.as_str(),
     )
     .fetch_all(&rater.reads)
     .await?;

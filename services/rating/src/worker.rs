@@ -10,7 +10,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::context::Context;
+use mancala_proto::VariantName;
 use mancala_proto::bus::{GameBus, names};
+use mancala_proto::game::Side;
 use mancala_proto::game::{GameResult, ServerMessage};
 use mancala_proto::rating::RatingDelta;
 use sqlx::PgConnection;
@@ -25,9 +27,17 @@ use crate::leaderboard;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Applied {
     pub game: Uuid,
-    pub variant: String,
-    /// (seat, player, before, after).
-    pub changes: Vec<(u8, Uuid, Rating, Rating)>,
+    pub variant: VariantName,
+    pub changes: [SeatChange; 2],
+}
+
+/// One seat's rating change in an applied game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeatChange {
+    pub seat: Side,
+    pub player: Uuid,
+    pub before: Rating,
+    pub after: Rating,
 }
 
 /// What one attempt came to.
@@ -57,7 +67,9 @@ pub const BATCH: i64 = 64;
 /// A pending game as claimed: who played what, and how it ended.
 struct Claimed {
     game: Uuid,
-    variant: String,
+    /// `None` for a variant this build does not know: such a game rates
+    /// nobody.
+    variant: Option<VariantName>,
     seats: (Option<Uuid>, Option<Uuid>),
     result: Option<GameResult>,
     rated: bool,
@@ -68,8 +80,9 @@ struct Claimed {
 }
 
 impl Claimed {
-    /// Both players and the score of the first, when the game rates them.
-    fn rates(&self) -> Option<(Uuid, Uuid, Score)> {
+    /// Both players, the score of the first and the variant, when the
+    /// game rates them.
+    fn rates(&self) -> Option<(Uuid, Uuid, Score, VariantName)> {
         if !mancala_proto::game::rates_its_players(self.rated, self.result) {
             return None;
         }
@@ -80,7 +93,7 @@ impl Claimed {
             GameResult::Aborted => return None,
         };
         let (first, second) = self.seats;
-        Some((first?, second?, score))
+        Some((first?, second?, score, self.variant?))
     }
 }
 
@@ -125,7 +138,7 @@ async fn claim(
         .into_iter()
         .map(|row| Claimed {
             game: row.game_id,
-            variant: row.variant,
+            variant: VariantName::parse(&row.variant),
             seats: (row.seat0_player, row.seat1_player),
             result: row.result,
             rated: row.rated,
@@ -323,11 +336,8 @@ impl Context {
         let keys: BTreeSet<(Uuid, String)> = claimed
             .iter()
             .filter_map(|game| game.rates().map(|rated| (game, rated)))
-            .flat_map(|(game, (first, second, _))| {
-                [
-                    (first, game.variant.clone()),
-                    (second, game.variant.clone()),
-                ]
+            .flat_map(|(_, (first, second, _, variant))| {
+                [first, second].map(|player| (player, variant.as_str().to_owned()))
             })
             .collect();
         let mut ratings = if keys.is_empty() {
@@ -341,11 +351,8 @@ impl Context {
             .iter()
             .filter(|game| game.linked)
             .filter_map(|game| game.rates().map(|rated| (game, rated)))
-            .flat_map(|(game, (first, second, _))| {
-                [
-                    (first, game.variant.clone()),
-                    (second, game.variant.clone()),
-                ]
+            .flat_map(|(_, (first, second, _, variant))| {
+                [first, second].map(|player| (player, variant.as_str().to_owned()))
             })
             .collect();
         let since = now - time::Duration::days(i64::from(boosting.linked_days));
@@ -354,11 +361,11 @@ impl Context {
         let mut outcomes = Vec::with_capacity(claimed.len());
         let mut changes = Vec::new();
         for game in &claimed {
-            let Some((first, second, score)) = game.rates() else {
+            let Some((first, second, score, variant)) = game.rates() else {
                 outcomes.push(Outcome::Skipped(game.game));
                 continue;
             };
-            let key = |player: Uuid| (player, game.variant.clone());
+            let key = |player: Uuid| (player, variant.as_str().to_owned());
             let stored = |player: Uuid| {
                 ratings.get(&key(player)).copied().unwrap_or(Stored {
                     rating: rules.initial(),
@@ -415,7 +422,7 @@ impl Context {
                 changes.push(HistoryRow {
                     game: game.game,
                     player,
-                    variant: game.variant.clone(),
+                    variant: variant.as_str().to_owned(),
                     result,
                     before,
                     after: rating,
@@ -425,10 +432,20 @@ impl Context {
             let [after_a, after_b] = after;
             outcomes.push(Outcome::Applied(Applied {
                 game: game.game,
-                variant: game.variant.clone(),
-                changes: vec![
-                    (0, first, before_a, after_a),
-                    (1, second, before_b, after_b),
+                variant,
+                changes: [
+                    SeatChange {
+                        seat: Side::South,
+                        player: first,
+                        before: before_a,
+                        after: after_a,
+                    },
+                    SeatChange {
+                        seat: Side::North,
+                        player: second,
+                        before: before_b,
+                        after: after_b,
+                    },
                 ],
             }));
         }
@@ -440,7 +457,7 @@ impl Context {
         tx.commit().await?;
         for outcome in &outcomes {
             if let Outcome::Applied(done) = outcome {
-                metrics::counter!("ratings_applied_total", "variant" => done.variant.clone())
+                metrics::counter!("ratings_applied_total", "variant" => done.variant.as_str())
                     .increment(1);
             }
         }
@@ -449,18 +466,19 @@ impl Context {
 
     /// After a commit: the leaderboard and the players hear of it.
     pub async fn announce(&self, applied: &Applied) {
-        for (_, player, _, _) in &applied.changes {
-            if let Err(error) = leaderboard::refresh_player(self, *player, &applied.variant).await {
+        for change in &applied.changes {
+            let (player, variant) = (change.player, applied.variant);
+            if let Err(error) = leaderboard::refresh_player(self, player, variant).await {
                 tracing::warn!(%error, "updating a leaderboard");
             }
         }
         let changes = applied
             .changes
             .iter()
-            .map(|(seat, _, before, after)| RatingDelta {
-                seat: *seat,
-                before: before.rating,
-                after: after.rating,
+            .map(|change| RatingDelta {
+                seat: change.seat,
+                before: change.before.rating,
+                after: change.after.rating,
             })
             .collect();
         let message =

@@ -168,7 +168,8 @@ pub(crate) async fn rating_changes(
     )
     .fetch_all(pool)
     .await?;
-    Ok((0u8..)
+    Ok(Side::BOTH
+        .into_iter()
         .zip(players)
         .filter_map(|(seat, player)| {
             let row = rows.iter().find(|row| Some(row.player_id) == player)?;

@@ -179,14 +179,6 @@ pub(crate) struct OffenceRow {
     pub(crate) at_ms: u64,
 }
 
-/// A value as its text column holds it (the wire name, snake case).
-fn as_text(value: impl serde::Serialize) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(text)) => text,
-        _ => String::new(),
-    }
-}
-
 /// Ends live games, each only if it is held under its epoch, with their
 /// results and, for an end that rates its players (`EndRow::rates`), its
 /// outbox row for the rating service: one statement for them all, in the caller's
@@ -205,9 +197,18 @@ pub(crate) async fn finish_games(
             GameStatus::Over
         }
     };
-    let statuses: Vec<String> = ends.iter().map(|end| as_text(status(end))).collect();
-    let results: Vec<String> = ends.iter().map(|end| as_text(end.over.result)).collect();
-    let reasons: Vec<String> = ends.iter().map(|end| as_text(end.over.reason)).collect();
+    let statuses: Vec<String> = ends
+        .iter()
+        .map(|end| status(end).as_str().to_owned())
+        .collect();
+    let results: Vec<String> = ends
+        .iter()
+        .map(|end| end.over.result.as_str().to_owned())
+        .collect();
+    let reasons: Vec<String> = ends
+        .iter()
+        .map(|end| end.over.reason.as_str().to_owned())
+        .collect();
     let score = |seat: usize| -> Vec<i16> {
         ends.iter()
             .map(|end| i16::from(end.over.score[seat]))

@@ -39,15 +39,23 @@ impl QueueSpec {
     /// The configured queue for `variant` at exactly `time_control`: a
     /// clock the queues do not offer (3 min 59 s, say) matches none rather
     /// than the nearest.
-    pub fn find(queues: &[String], variant: &str, time_control: TimeControl) -> Option<QueueSpec> {
+    pub fn find(
+        queues: &[String],
+        variant: VariantName,
+        time_control: TimeControl,
+    ) -> Option<QueueSpec> {
         queues
             .iter()
             .filter_map(|name| QueueSpec::parse(name))
-            .find(|queue| queue.variant.as_str() == variant && queue.time_control == time_control)
+            .find(|queue| queue.variant == variant && queue.time_control == time_control)
     }
 
     /// The answer to a queue that is not offered, naming those that are.
-    pub fn not_offered(queues: &[String], variant: &str, time_control: TimeControl) -> String {
+    pub fn not_offered(
+        queues: &[String],
+        variant: VariantName,
+        time_control: TimeControl,
+    ) -> String {
         format!(
             "no ranked queue for {variant} at {} s + {} s; the queues are {} (GET /v1/queues)",
             time_control.initial_secs,
@@ -67,7 +75,7 @@ mod tests {
         assert_eq!(spec.time_control.initial_secs, 180);
         let queues = ["kalah:3+2".to_owned(), "oware:5+3".to_owned()];
         assert_eq!(
-            QueueSpec::find(&queues, "kalah", spec.time_control),
+            QueueSpec::find(&queues, VariantName::Kalah, spec.time_control),
             Some(spec)
         );
         let clock = |initial_secs, increment_secs| TimeControl {
@@ -76,11 +84,11 @@ mod tests {
         };
         // Exactly, or not at all: no rounding to the minute.
         for (variant, initial, increment) in [
-            ("kalah", 181, 2),
-            ("kalah", 239, 2),
-            ("kalah", 1, 0),
-            ("kalah", 180, 3),
-            ("mangala", 180, 2),
+            (VariantName::Kalah, 181, 2),
+            (VariantName::Kalah, 239, 2),
+            (VariantName::Kalah, 1, 0),
+            (VariantName::Kalah, 180, 3),
+            (VariantName::Mangala, 180, 2),
         ] {
             assert_eq!(
                 QueueSpec::find(&queues, variant, clock(initial, increment)),
