@@ -191,6 +191,23 @@ pub enum Route {
     RatingChange,
 }
 
+impl Route {
+    /// Whether the game's host hears a message of this route on its own
+    /// channel (`game_control_channel`): watcher counts and the rating
+    /// change are for it; the events are its own.
+    pub const fn for_the_host(self) -> bool {
+        matches!(self, Route::Watchers { .. } | Route::RatingChange)
+    }
+
+    /// The channels a message of this route about `game` goes to.
+    pub fn channels(self, game: uuid::Uuid) -> impl Iterator<Item = String> {
+        let host = self
+            .for_the_host()
+            .then(|| names::game_control_channel(game));
+        host.into_iter().chain([names::game_channel(game)])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod auth;
 pub mod background;
+pub mod binary;
 pub mod cli;
 pub mod clock;
 pub mod config;

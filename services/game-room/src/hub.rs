@@ -19,12 +19,6 @@ use uuid::Uuid;
 /// given up (Redis is down; the game goes on).
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
 
-/// Whether the game's host hears a message of this route (the events are
-/// its own).
-fn for_the_host(route: Route) -> bool {
-    matches!(route, Route::Watchers { .. } | Route::RatingChange)
-}
-
 /// This instance's end of the event channels; cheap to clone.
 #[derive(Clone)]
 pub struct Hub {
@@ -81,16 +75,9 @@ impl Hub {
     /// counts go to the host's channel as well.
     pub async fn publish(&self, game: Uuid, route: Route, message: &str) {
         let text = GameBus::encode_parts(route, message);
-        if for_the_host(route) {
-            self.inner
-                .pubsub
-                .publish(&names::game_control_channel(game), text.clone())
-                .await;
+        for channel in route.channels(game) {
+            self.inner.pubsub.publish(&channel, text.clone()).await;
         }
-        self.inner
-            .pubsub
-            .publish(&names::game_channel(game), text)
-            .await;
     }
 
     /// Wakes the rating service's workers.

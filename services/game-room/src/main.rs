@@ -3,14 +3,7 @@
 use std::process::ExitCode;
 
 use mancala_game_room::{Application, GameRoomSettings};
-use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, ConfigError, Settings};
-
-fn settings() -> Result<(mancala_platform::cli::Parsed, Settings, GameRoomSettings), ConfigError> {
-    let parsed = mancala_game_room::declaration().parse_process()?;
-    let (shared, own) = (parsed.get()?, parsed.get()?);
-    Ok((parsed, shared, own))
-}
+use mancala_platform::binary;
 
 /// jemalloc: less CPU a move than the system allocator, and memory it
 /// hands back after a burst (see tests/PERFORMANCE.md).
@@ -24,28 +17,7 @@ async fn main() -> ExitCode {
     // allocates: memory returns to its level after a burst even when the
     // process goes quiet.
     let _ = tikv_jemalloc_ctl::background_thread::write(true);
-    let (parsed, settings, room_settings) = match settings() {
-        Ok(settings) => settings,
-        Err(error) => {
-            eprintln!("game-room: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    init_logging(settings.log_format, &settings.log_filter);
-    parsed.warn_unknown();
-    let application = match Application::build(settings, room_settings, Clock::system()).await {
-        Ok(application) => application,
-        Err(error) => {
-            tracing::error!(%error, "cannot start");
-            return ExitCode::FAILURE;
-        }
-    };
-    tracing::info!(port = application.port(), "game-room listening");
-    match application.run_until_stopped().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "server failed");
-            ExitCode::FAILURE
-        }
-    }
+    let declaration = mancala_game_room::declaration();
+    let read = |parsed: &binary::Parsed| parsed.get::<GameRoomSettings>();
+    binary::run("game-room", declaration, read, Application::build).await
 }

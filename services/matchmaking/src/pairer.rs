@@ -5,7 +5,7 @@
 
 use futures_util::StreamExt;
 use mancala_proto::ErrorBody;
-use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest, Side};
+use mancala_proto::game::{CreateGame, CreatedGame, SeatInfo, SeatRequest, Side};
 use mancala_proto::lobby::{LobbyServerMessage, Matched};
 use uuid::Uuid;
 
@@ -229,16 +229,8 @@ async fn start_game(deps: &Context, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
         time_control: Some(queue.time_control),
         room: false,
     };
-    let created = match deps.game_room.create(&request).await {
-        Ok(created) => created,
-        Err(error) => {
-            let why = ErrorBody::new(
-                error.code,
-                "the game could not be made; you are back in the queue",
-            );
-            requeue(deps, queue, &[a, b], why).await;
-            return;
-        }
+    let Some(created) = create_or_requeue(deps, queue, &request, &[a, b]).await else {
+        return;
     };
     metrics::counter!("matches_total", "queue" => queue.name.clone()).increment(1);
     let _ = store::record_opponents(&deps.redis, &queue.name, first.player, second.player).await;
@@ -254,6 +246,27 @@ async fn start_game(deps: &Context, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
             casual_reason: created.casual_reason,
         };
         tell(deps, ticket.player, &LobbyServerMessage::Matched(matched)).await;
+    }
+}
+
+/// Creates the game in game-room; when it cannot be made, its players go
+/// back to the queue, told why.
+async fn create_or_requeue(
+    deps: &Context,
+    queue: &QueueSpec,
+    request: &CreateGame,
+    tickets: &[&Ticket],
+) -> Option<CreatedGame> {
+    match deps.game_room.create(request).await {
+        Ok(created) => Some(created),
+        Err(error) => {
+            let why = ErrorBody::new(
+                error.code,
+                "the game could not be made; you are back in the queue",
+            );
+            requeue(deps, queue, tickets, why).await;
+            None
+        }
     }
 }
 
@@ -284,16 +297,8 @@ async fn start_ai_game(deps: &Context, queue: &QueueSpec, ticket: &Ticket) {
         time_control: Some(queue.time_control),
         room: false,
     };
-    let created = match deps.game_room.create(&request).await {
-        Ok(created) => created,
-        Err(error) => {
-            let why = ErrorBody::new(
-                error.code,
-                "the game could not be made; you are back in the queue",
-            );
-            requeue(deps, queue, &[ticket], why).await;
-            return;
-        }
+    let Some(created) = create_or_requeue(deps, queue, &request, &[ticket]).await else {
+        return;
     };
     metrics::counter!("ai_fallbacks_total", "queue" => queue.name.clone()).increment(1);
     let matched = Matched {

@@ -128,3 +128,13 @@ impl Application {
         self.bound.run_until_signal(|| async {}).await
     }
 }
+
+impl mancala_platform::binary::Service for Application {
+    fn port(&self) -> u16 {
+        Application::port(self)
+    }
+
+    async fn run_until_stopped(self) -> std::io::Result<()> {
+        Application::run_until_stopped(self).await
+    }
+}

@@ -2,16 +2,8 @@
 
 use std::process::ExitCode;
 
-use mancala_platform::cli::Parsed;
-use mancala_platform::telemetry::init_logging;
-use mancala_platform::{Clock, ConfigError, Settings};
+use mancala_platform::binary;
 use mancala_rating::{Application, RatingSettings};
-
-fn settings() -> Result<(Parsed, Settings, RatingSettings), ConfigError> {
-    let parsed = mancala_rating::declaration().parse_process()?;
-    let (shared, own) = (parsed.get()?, parsed.get()?);
-    Ok((parsed, shared, own))
-}
 
 /// jemalloc: less CPU a move than the system allocator, and memory it
 /// hands back after a burst (see tests/PERFORMANCE.md).
@@ -25,28 +17,7 @@ async fn main() -> ExitCode {
     // allocates: memory returns to its level after a burst even when the
     // process goes quiet.
     let _ = tikv_jemalloc_ctl::background_thread::write(true);
-    let (parsed, settings, rating_settings) = match settings() {
-        Ok(settings) => settings,
-        Err(error) => {
-            eprintln!("rating: {error}");
-            return ExitCode::from(2);
-        }
-    };
-    init_logging(settings.log_format, &settings.log_filter);
-    parsed.warn_unknown();
-    let application = match Application::build(settings, rating_settings, Clock::system()).await {
-        Ok(application) => application,
-        Err(error) => {
-            tracing::error!(%error, "cannot start");
-            return ExitCode::FAILURE;
-        }
-    };
-    tracing::info!(port = application.port(), "rating listening");
-    match application.run_until_stopped().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            tracing::error!(%error, "server failed");
-            ExitCode::FAILURE
-        }
-    }
+    let declaration = mancala_rating::declaration();
+    let read = |parsed: &binary::Parsed| parsed.get::<RatingSettings>();
+    binary::run("rating", declaration, read, Application::build).await
 }

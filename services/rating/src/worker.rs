@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::context::Context;
 use mancala_proto::VariantName;
-use mancala_proto::bus::{GameBus, names};
+use mancala_proto::bus::{GameBus, Route, names};
 use mancala_proto::game::Side;
 use mancala_proto::game::{GameResult, ServerMessage};
 use mancala_proto::rating::RatingDelta;
@@ -484,13 +484,11 @@ impl Context {
         let message =
             serde_json::to_string(&ServerMessage::RatingChange { changes }).unwrap_or_default();
         // To the players through the game's host, and to its watchers.
-        let text = GameBus::RatingChange { message }.encode();
-        self.pubsub
-            .publish(&names::game_control_channel(applied.game), text.clone())
-            .await;
-        self.pubsub
-            .publish(&names::game_channel(applied.game), text)
-            .await;
+        let route = Route::RatingChange;
+        let text = GameBus::encode_parts(route, &message);
+        for channel in route.channels(applied.game) {
+            self.pubsub.publish(&channel, text.clone()).await;
+        }
     }
 
     /// Applies everything pending; how many games were rated.
