@@ -11,7 +11,7 @@ use actix_web::web;
 use mancala_platform::ApiError;
 use mancala_proto::bus::names;
 use mancala_proto::game::{GamePage, GameSummary};
-use mancala_proto::{ErrorBody, ErrorCode, VariantName};
+use mancala_proto::{ErrorCode, VariantName};
 use serde::Deserialize;
 use utoipa::IntoParams;
 use uuid::Uuid;
@@ -52,7 +52,7 @@ pub(crate) struct LiveQuery {
     params(LiveQuery),
     responses(
         (status = 200, description = "Live games with a player at the board", body = GamePage),
-        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+        mancala_platform::api_errors::BadQuery,
     )
 )]
 pub(crate) async fn live_games(

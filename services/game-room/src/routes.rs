@@ -100,7 +100,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
         (status = 201, description = "Created", body = CreatedGame),
         (status = 400, description = "`invalid_input`: unknown player or AI level, unplayable variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated` or `token_invalid`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BodyTooLarge,
     )
 )]
 pub(crate) async fn create_game(
@@ -194,8 +194,8 @@ fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> Create
     params(("id" = Uuid, Path, description = "The game")),
     responses(
         (status = 200, description = "The record", body = GameRecord),
-        (status = 404, description = "`not_found`", body = ErrorBody),
-        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+        mancala_platform::api_errors::NotFound,
+        mancala_platform::api_errors::BadQuery,
     )
 )]
 pub(crate) async fn game_record(
@@ -242,7 +242,7 @@ pub(crate) async fn game_record(
     params(("id" = Uuid, Path, description = "The game")),
     responses(
         (status = 200, description = "The analysis", body = GameAnalysis),
-        (status = 404, description = "`not_found`", body = ErrorBody),
+        mancala_platform::api_errors::NotFound,
         (status = 409, description = "`not_allowed`: the game is not over", body = ErrorBody),
         (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After` (never to the game's players)", body = ErrorBody),
         (status = 429, description = "`rate_limited`: this caller had enough analyses worked out for now; see `Retry-After` (never the game's players, nor an analysis already kept)", body = ErrorBody),

@@ -45,7 +45,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 400, description = "`invalid_input`: unknown level or variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BodyTooLarge,
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
@@ -96,9 +96,9 @@ pub(crate) async fn ai_game(
     responses(
         (status = 201, description = "The game (the caller holds both seats)", body = NewGameAnswer),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
-        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        mancala_platform::api_errors::BadBody,
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BodyTooLarge,
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
@@ -284,7 +284,7 @@ pub(crate) async fn one_ranked_game_at_a_time(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Your live games", body = [MyGame]),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
     )
 )]
 pub(crate) async fn my_games(

@@ -52,8 +52,8 @@ fn with_link(mut invite: Invite, deps: &Context, request: &HttpRequest) -> Invit
     responses(
         (status = 201, description = "The invite, with the link to share", body = Invite),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
-        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BadBody,
+        mancala_platform::api_errors::BodyTooLarge,
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
@@ -183,7 +183,7 @@ async fn find(deps: &Context, code: &str) -> Result<Invite, ApiError> {
     params(("code" = String, Path, description = "The invite's code")),
     responses(
         (status = 200, description = "The invite", body = Invite),
-        (status = 404, description = "`not_found`", body = ErrorBody),
+        mancala_platform::api_errors::NotFound,
     )
 )]
 pub(crate) async fn show(
@@ -204,10 +204,10 @@ pub(crate) async fn show(
     security(("bearer" = [])),
     responses(
         (status = 201, description = "The first game; the joiner moves second", body = NewGameAnswer),
-        (status = 404, description = "`not_found`", body = ErrorBody),
+        mancala_platform::api_errors::NotFound,
         (status = 409, description = "`not_allowed` (your own invite) or `invite_used`", body = ErrorBody),
         (status = 410, description = "`invite_expired`", body = ErrorBody),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
     )
 )]
@@ -347,7 +347,7 @@ pub(crate) async fn accept(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Your open invites", body = [Invite]),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
     )
 )]
 pub(crate) async fn mine(
@@ -383,7 +383,7 @@ pub(crate) async fn mine(
         (status = 204, description = "Withdrawn"),
         (status = 404, description = "`not_found`: no such invite of yours", body = ErrorBody),
         (status = 409, description = "`invite_used`: already accepted", body = ErrorBody),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
     )
 )]
 pub(crate) async fn cancel(

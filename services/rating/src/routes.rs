@@ -106,7 +106,7 @@ pub(crate) async fn board(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The rank or the reason", body = MyRank),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]
@@ -131,8 +131,8 @@ pub(crate) async fn my_rank(
     params(("id" = Uuid, Path, description = "The player")),
     responses(
         (status = 200, description = "The profile", body = Profile),
-        (status = 404, description = "`not_found`", body = ErrorBody),
-        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+        mancala_platform::api_errors::NotFound,
+        mancala_platform::api_errors::BadQuery,
     )
 )]
 pub(crate) async fn profile(
@@ -209,7 +209,7 @@ pub(crate) async fn profile(
     ),
     responses(
         (status = 200, description = "Oldest first", body = [RatingPoint]),
-        (status = 400, description = "`invalid_input`: not an id, or a bad query", body = ErrorBody),
+        mancala_platform::api_errors::BadQuery,
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]

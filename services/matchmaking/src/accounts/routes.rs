@@ -44,7 +44,7 @@ fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
     tag = "accounts",
     responses(
         (status = 201, description = "A new guest, signed in", body = Session),
-        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
+        mancala_platform::api_errors::RateLimited,
         (status = 503, description = "`unavailable`: a store is down; retry", body = ErrorBody),
     )
 )]
@@ -80,11 +80,11 @@ pub(crate) async fn guest(
     security((), ("bearer" = [])),
     responses(
         (status = 201, description = "Registered and signed in", body = Session),
-        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
+        mancala_platform::api_errors::BadBody,
         (status = 401, description = "`token_invalid` or `token_expired`: a bad token was sent", body = ErrorBody),
         (status = 409, description = "`username_taken` or `already_registered`", body = ErrorBody),
-        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::RateLimited,
+        mancala_platform::api_errors::BodyTooLarge,
     )
 )]
 pub(crate) async fn register(
@@ -115,8 +115,8 @@ pub(crate) async fn register(
         (status = 200, description = "Signed in", body = Session),
         (status = 400, description = "`malformed_json` or `unknown_field`", body = ErrorBody),
         (status = 401, description = "`invalid_credentials`", body = ErrorBody),
-        (status = 429, description = "`rate_limited`, with `Retry-After`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::RateLimited,
+        mancala_platform::api_errors::BodyTooLarge,
     )
 )]
 pub(crate) async fn login(
@@ -143,8 +143,8 @@ pub(crate) async fn login(
     responses(
         (status = 200, description = "A new access token and refresh token", body = Session),
         (status = 401, description = "`token_invalid` (unknown, used or revoked) or `token_expired`", body = ErrorBody),
-        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BadBody,
+        mancala_platform::api_errors::BodyTooLarge,
     )
 )]
 pub(crate) async fn refresh(
@@ -168,8 +168,8 @@ pub(crate) async fn refresh(
     responses(
         (status = 204, description = "Logged out (also when already logged out)"),
         (status = 401, description = "`token_invalid`: not a refresh token of ours", body = ErrorBody),
-        (status = 400, description = "`invalid_input`, `malformed_json` or `unknown_field`", body = ErrorBody),
-        (status = 413, description = "`payload_too_large`: the body exceeds 16 KiB", body = ErrorBody),
+        mancala_platform::api_errors::BadBody,
+        mancala_platform::api_errors::BodyTooLarge,
     )
 )]
 pub(crate) async fn logout(
@@ -188,7 +188,7 @@ pub(crate) async fn logout(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The caller", body = Player),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
     )
 )]
 pub(crate) async fn me(

@@ -12,7 +12,7 @@ use actix_web::web;
 use mancala_platform::clock::{millis_of, timestamp};
 use mancala_platform::{ApiError, Authenticated};
 use mancala_proto::fair_play::{FairPlayStanding, Offence};
-use mancala_proto::{ErrorBody, ErrorCode};
+use mancala_proto::ErrorCode;
 use uuid::Uuid;
 
 use crate::context::Context;
@@ -100,7 +100,7 @@ pub(crate) async fn owed_a_place(deps: &Context, player: Uuid) -> Result<bool, s
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Your offences in the window, and any warning or ban", body = FairPlayStanding),
-        (status = 401, description = "`unauthenticated`, `token_invalid` or `token_expired`", body = ErrorBody),
+        mancala_platform::api_errors::Unauthenticated,
     )
 )]
 pub(crate) async fn my_record(
