@@ -15,7 +15,10 @@ pub struct BadBody(pub ErrorBody);
 
 /// A path or query the route could not take.
 #[derive(IntoResponses)]
-#[response(status = 400, description = "`invalid_input`: not an id, or a bad query")]
+#[response(
+    status = 400,
+    description = "`invalid_input`: not an id, or a bad query"
+)]
 pub struct BadQuery(pub ErrorBody);
 
 /// No bearer token, or one that is not good.
@@ -33,7 +36,10 @@ pub struct NotFound(pub ErrorBody);
 
 /// A body over the limit every JSON route has.
 #[derive(IntoResponses)]
-#[response(status = 413, description = "`payload_too_large`: the body exceeds 16 KiB")]
+#[response(
+    status = 413,
+    description = "`payload_too_large`: the body exceeds 16 KiB"
+)]
 pub struct BodyTooLarge(pub ErrorBody);
 
 /// Too many of these lately.

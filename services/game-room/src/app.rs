@@ -180,10 +180,6 @@ impl Application {
         Ok(Application { bound, service })
     }
 
-    pub fn port(&self) -> u16 {
-        self.bound.address.port()
-    }
-
     pub fn service(&self) -> &GameRoom {
         &self.service
     }
@@ -193,23 +189,19 @@ impl Application {
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.bound.server.handle()
     }
-
-    /// Serves until SIGINT/SIGTERM; then releases every hosted game, so
-    /// its players move to another instance at once, and stops.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let hosted = self.service.hosted().clone();
-        self.bound
-            .run_until_signal(|| async move { hosted.drain().await })
-            .await
-    }
 }
 
 impl mancala_platform::binary::Service for Application {
     fn port(&self) -> u16 {
-        Application::port(self)
+        self.bound.address.port()
     }
 
+    /// Serves until SIGINT/SIGTERM; then releases every hosted game, so
+    /// its players move to another instance at once, and stops.
     async fn run_until_stopped(self) -> std::io::Result<()> {
-        Application::run_until_stopped(self).await
+        let hosted = self.service.hosted().clone();
+        self.bound
+            .run_until_signal(|| async move { hosted.drain().await })
+            .await
     }
 }

@@ -206,25 +206,17 @@ impl Application {
         })?;
         Ok(Application { bound })
     }
-
-    /// The port it listens on.
-    pub fn port(&self) -> u16 {
-        self.bound.address.port()
-    }
-
-    /// Serves until the process is told to stop (SIGINT/SIGTERM), finishing
-    /// requests in flight.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.bound.run_until_signal(|| async {}).await
-    }
 }
 
 impl mancala_platform::binary::Service for Application {
     fn port(&self) -> u16 {
-        Application::port(self)
+        self.bound.address.port()
     }
 
+    /// The port it listens on.
+    /// Serves until the process is told to stop (SIGINT/SIGTERM), finishing
+    /// requests in flight.
     async fn run_until_stopped(self) -> std::io::Result<()> {
-        Application::run_until_stopped(self).await
+        self.bound.run_until_signal(|| async {}).await
     }
 }

@@ -116,25 +116,17 @@ impl Application {
         Ok(Application { bound, service })
     }
 
-    pub fn port(&self) -> u16 {
-        self.bound.address.port()
-    }
-
     pub fn service(&self) -> &RatingService {
         &self.service
-    }
-
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.bound.run_until_signal(|| async {}).await
     }
 }
 
 impl mancala_platform::binary::Service for Application {
     fn port(&self) -> u16 {
-        Application::port(self)
+        self.bound.address.port()
     }
 
     async fn run_until_stopped(self) -> std::io::Result<()> {
-        Application::run_until_stopped(self).await
+        self.bound.run_until_signal(|| async {}).await
     }
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::database_url;
 
-use crate::helpers::{World, seat};
+use crate::helpers::{World, beginner, seat};
 
 #[actix_web::test]
 async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
@@ -104,13 +104,7 @@ async fn against_beginner(
     instance: &crate::helpers::Instance,
     human: uuid::Uuid,
 ) -> mancala_proto::game::CreatedGame {
-    instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(human), json!({"ai": {"level": "beginner"}})],
-            false,
-        )
-        .await
+    instance.casual("kalah", [seat(human), beginner()]).await
 }
 
 /// The human (south) plays its rightmost pit with stones until the game is

@@ -12,16 +12,9 @@ use crate::helpers::{World, seat};
 async fn sockets_refuse_what_they_must() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, _) = world.player("North").await;
+    let ((south, south_token), (north, _)) = world.two_players().await;
     let (_, stranger_token) = world.player("Stranger").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
 
     // Not the first message: auth.
     let mut ws = instance.connect(&game.play_path).await;
@@ -113,15 +106,8 @@ async fn sockets_refuse_what_they_must() {
 async fn a_socket_that_never_authenticates_is_closed_by_the_clock() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, _) = world.player("South").await;
-    let (north, _) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, _), (north, _)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let mut ws = instance.connect(&game.play_path).await;
     world.clock.advance(5_000);
     assert_eq!(
@@ -135,15 +121,8 @@ async fn a_socket_that_never_authenticates_is_closed_by_the_clock() {
 async fn browsers_from_other_origins_are_refused() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, _) = world.player("South").await;
-    let (north, _) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, _), (north, _)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let url = format!("{}{}", instance.ws_base, game.watch_path);
     let refused = instance
         .client
@@ -238,15 +217,8 @@ async fn silent_sockets_are_closed_by_the_clock() {
             ],
         )
         .await;
-    let (south, south_token) = world.player("South").await;
-    let (north, _) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, south_token), (north, _)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let (mut ws, _) = instance.play(&game, &south_token).await;
     // A socket that talks lives on, however the clock moves.
     for _ in 0..3 {

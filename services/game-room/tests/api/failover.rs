@@ -25,8 +25,7 @@ async fn play_when_free(instance: &Instance, game: &CreatedGame, token: &str) ->
 
 /// Three moves on `host`.
 async fn three_moves(world: &World, host: &Instance) -> (CreatedGame, String, String, Ws, Ws) {
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = host
         .create(
             json!({"variant": "oware"}),

@@ -3,6 +3,7 @@ use std::time::Duration;
 use awc::ws::{Frame, Message};
 use futures_util::{SinkExt, StreamExt};
 use mancala_game_room::{Application, GameRoomSettings};
+use mancala_platform::binary::Service as _;
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::testing::{TestStores, database_url, redis_url};
 use mancala_platform::{Clock, ExposeSecret, SecretString, Settings};
@@ -147,6 +148,11 @@ impl World {
             .unwrap()
     }
 
+    /// Two new players, South and North: each one's id and token.
+    pub(crate) async fn two_players(&self) -> ((Uuid, String), (Uuid, String)) {
+        (self.player("South").await, self.player("North").await)
+    }
+
     pub(crate) async fn cleanup(self) {
         self.stores.cleanup().await.unwrap();
     }
@@ -219,6 +225,16 @@ impl Instance {
     }
 
     /// Creates a game from a whole request body.
+    /// A casual game of `variant` with these seats, seat 0 moving first.
+    pub(crate) async fn casual(&self, variant: &str, seats: [Value; 2]) -> CreatedGame {
+        self.create(json!({"variant": variant}), seats, false).await
+    }
+
+    /// A game of `variant` asked for as rated, with these seats.
+    pub(crate) async fn rated(&self, variant: &str, seats: [Value; 2]) -> CreatedGame {
+        self.create(json!({"variant": variant}), seats, true).await
+    }
+
     pub(crate) async fn create_with(&self, body: Value) -> CreatedGame {
         let (status, body) = self
             .post("/internal/v1/games", body, Some(SERVICE_TOKEN))
@@ -391,4 +407,9 @@ impl Ws {
 /// A seat request for a player.
 pub(crate) fn seat(id: Uuid) -> Value {
     json!({"player": {"id": id}})
+}
+
+/// The seat request of the Beginner AI.
+pub(crate) fn beginner() -> Value {
+    json!({"ai": {"level": "beginner"}})
 }

@@ -8,17 +8,13 @@ use mancala_proto::game::{EndReason, GameResult, GameStatus, Over, ServerMessage
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{Instance, World, Ws, seat};
+use crate::helpers::{Instance, World, Ws, beginner, seat};
 
 fn over(message: ServerMessage) -> Option<Over> {
     match message {
         ServerMessage::Over(over) => Some(over),
         _ => None,
     }
-}
-
-async fn two_players(world: &World) -> ((Uuid, String), (Uuid, String)) {
-    (world.player("South").await, world.player("North").await)
 }
 
 /// The clock moves `still_live` ms and the game is live; it moves
@@ -55,7 +51,7 @@ async fn record(instance: &Instance, game: Uuid) -> Value {
 async fn a_flag_falls_on_the_clock() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = two_players(&world).await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = instance
         .create_with(json!({
             "variant": {"variant": "kalah"},
@@ -116,14 +112,8 @@ async fn a_flag_falls_on_the_clock() {
 async fn a_game_without_a_first_move_is_aborted() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let ((south, south_token), (north, _)) = two_players(&world).await;
-    let game = instance
-        .create(
-            json!({"variant": "oware"}),
-            [seat(south), seat(north)],
-            true,
-        )
-        .await;
+    let ((south, south_token), (north, _)) = world.two_players().await;
+    let game = instance.rated("oware", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     world.clock.advance(60_000);
     let end = a.until(over).await;
@@ -155,7 +145,7 @@ async fn a_game_without_a_first_move_is_aborted() {
 /// A ranked game both have played (South, North, South), where North drops
 /// with North to move.
 async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
-    let ((south, south_token), (north, north_token)) = two_players(world).await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let seats = [
         json!({"player": {"id": south, "rating": 1500.0, "rd": 100.0}}),
         json!({"player": {"id": north, "rating": 1200.0, "rd": 100.0}}),
@@ -273,13 +263,7 @@ async fn against_the_ai_to_the_end_with_an_undo_on_the_way() {
     let instance = world.instance().await;
     let (human, token) = world.player("Human").await;
     // The human chose to move second.
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [json!({"ai": {"level": "beginner"}}), seat(human)],
-            false,
-        )
-        .await;
+    let game = instance.casual("kalah", [beginner(), seat(human)]).await;
     let (mut ws, _) = instance.play(&game, &token).await;
     // The AI opens (perhaps with an extra turn); then it is the human's move.
     let mut last = ws.moved().await;
@@ -338,15 +322,9 @@ async fn resign_game(a: &mut Ws, b: &mut Ws) {
 async fn rematches_swap_sides() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = two_players(&world).await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     // Between two players: an offer, then the acceptance.
-    let game = instance
-        .create(
-            json!({"variant": "mangala"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let game = instance.casual("mangala", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     a.send(json!({"t": "rematch"})).await;
@@ -389,13 +367,7 @@ async fn rematches_swap_sides() {
     assert_eq!(again, next);
 
     // Against the AI the next game starts at once, sides swapped.
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), json!({"ai": {"level": "beginner"}})],
-            false,
-        )
-        .await;
+    let game = instance.casual("kalah", [seat(south), beginner()]).await;
     let (mut c, _) = instance.play(&game, &south_token).await;
     c.send(json!({"t": "resign"})).await;
     c.until(over).await;
@@ -450,7 +422,7 @@ async fn room_game(
     world: &World,
     instance: &Instance,
 ) -> (mancala_proto::game::CreatedGame, String, String) {
-    let ((south, south_token), (north, north_token)) = two_players(world).await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = instance
         .create_with(json!({
             "variant": {"variant": "kalah"},
@@ -518,22 +490,9 @@ async fn a_room_nobody_is_in_closes_after_30_minutes() {
 async fn a_game_nobody_ever_opens_is_aborted_in_time() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, _) = world.player("South").await;
-    let (north, _) = world.player("North").await;
-    let rated = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            true,
-        )
-        .await;
-    let casual = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, _), (north, _)) = world.two_players().await;
+    let rated = instance.rated("kalah", [seat(south), seat(north)]).await;
+    let casual = instance.casual("kalah", [seat(south), seat(north)]).await;
     // Nobody hosts it, so no host aborts the rated one at the first-move
     // deadline; the sweeper does, once a host surely would have.
     live_then_aborted(&world, &instance, rated.id, 61_000, 30_000, "no_start").await;
@@ -602,14 +561,8 @@ async fn a_finished_room_game_is_closed_to_its_players_when_the_room_s_day_ends(
 async fn a_finished_game_whose_series_moved_on_unloads_when_its_sockets_close() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = two_players(&world).await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     resign_game(&mut a, &mut b).await;

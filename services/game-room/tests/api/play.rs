@@ -112,15 +112,8 @@ async fn kalah_oware_and_mangala_play_to_the_end() {
 async fn duplicates_are_answered_and_stale_plies_resynchronised() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     a.play_move(1, 1).await;
@@ -170,15 +163,8 @@ async fn duplicates_are_answered_and_stale_plies_resynchronised() {
 async fn a_reconnecting_player_syncs_exactly_what_they_missed() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "oware"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = instance.casual("oware", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     a.play_move(1, 1).await;
@@ -233,15 +219,8 @@ async fn a_move_is_not_acknowledged_while_postgres_is_away() {
             .replace("127.0.0.1:5432", &format!("127.0.0.1:{}", proxy.port)),
     );
     let instance = world.instance_with(&through, &[]).await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(south), seat(north)],
-            false,
-        )
-        .await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     a.play_move(1, 1).await;

@@ -13,7 +13,7 @@ use mancala_proto::game::{CasualReason, CreatedGame, EndReason, GameResult, Over
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{Instance, World, Ws, seat};
+use crate::helpers::{Instance, World, Ws, beginner, seat};
 
 fn over(message: ServerMessage) -> Option<Over> {
     match message {
@@ -70,8 +70,7 @@ async fn resign(a: &mut Ws, b: &mut Ws) -> Over {
 async fn a_seat_never_taken_aborts_the_game_and_never_loses_on_time() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, _) = world.player("North").await;
+    let ((south, south_token), (north, _)) = world.two_players().await;
     // A ranked 5+0 game whose North never comes (a tab that died right
     // after `matched`).
     let game = instance
@@ -113,12 +112,9 @@ async fn a_seat_never_taken_aborts_the_game_and_never_loses_on_time() {
 async fn an_end_before_each_side_has_moved_is_an_abort() {
     let world = World::new().await;
     let instance = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     // A resignation at ply 0 (zero-move farming).
-    let game = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let game = instance.rated("kalah", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     let end = resign(&mut a, &mut b).await;
@@ -132,9 +128,7 @@ async fn an_end_before_each_side_has_moved_is_an_abort() {
         "a resignation before one's first move is charged to the resigner"
     );
     // After one side only: still an abort.
-    let game = instance
-        .create(json!({"variant": "oware"}), ranked(south, north), true)
-        .await;
+    let game = instance.rated("oware", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     a.play_move(1, 1).await;
@@ -149,9 +143,7 @@ async fn an_end_before_each_side_has_moved_is_an_abort() {
         [(north, "early_abort".to_owned())]
     );
     // Once each side has moved, a resignation is a result, and rated.
-    let game = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let game = instance.rated("kalah", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     both_move(&mut a, &mut b).await;
@@ -183,13 +175,7 @@ async fn an_undo_to_the_start_does_not_abort_a_played_game() {
     let world = World::new().await;
     let instance = world.instance().await;
     let (human, token) = world.player("Human").await;
-    let game = instance
-        .create(
-            json!({"variant": "kalah"}),
-            [seat(human), json!({"ai": {"level": "beginner"}})],
-            false,
-        )
-        .await;
+    let game = instance.casual("kalah", [seat(human), beginner()]).await;
     let (mut ws, _) = instance.play(&game, &token).await;
     ws.play_move(1, 1).await;
     ws.moved().await;
@@ -280,11 +266,8 @@ async fn a_stranger_with_a_game_id_wakes_nothing() {
 /// A ranked game both have played; North drops, and after the countdown
 /// South has an AI take North's seat.
 async fn north_replaced(world: &World, instance: &Instance) -> (Ws, CreatedGame, String) {
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
-    let game = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = instance.rated("kalah", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     both_move(&mut a, &mut b).await;
@@ -346,14 +329,11 @@ async fn an_opponent_who_never_comes_can_be_claimed_against() {
     let instance = world
         .instance_with(&database, &[("APP_FIRST_MOVE_SECS", "600")])
         .await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
 
     // An untimed rated game, played by both, then both gone: the game
     // unloads. South comes back to a fresh host; North never does.
-    let game = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let game = instance.rated("kalah", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     let (mut b, _) = instance.play(&game, &north_token).await;
     both_move(&mut a, &mut b).await;
@@ -386,9 +366,7 @@ async fn an_opponent_who_never_comes_can_be_claimed_against() {
     assert_eq!(outbox(&world).await, 1);
 
     // A seat never taken, claimed against: an abort, not a win.
-    let game = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let game = instance.rated("kalah", ranked(south, north)).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
     a.play_move(1, 1).await;
     a.moved().await;
@@ -414,8 +392,7 @@ struct Room {
 }
 
 async fn room_after_a_game(world: &World, instance: &Instance, rated: bool) -> Room {
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = instance
         .create_with(json!({
             "variant": {"variant": "kalah"},
@@ -566,16 +543,11 @@ async fn a_pair_has_a_few_rated_games_a_day() {
     let instance = world
         .instance_with(&database, &[("APP_RATED_PAIR_LIMIT", "2")])
         .await;
-    let (south, _) = world.player("South").await;
-    let (north, _) = world.player("North").await;
+    let ((south, _), (north, _)) = world.two_players().await;
     let (other, _) = world.player("Other").await;
     let mut made = Vec::new();
     for _ in 0..3 {
-        made.push(
-            instance
-                .create(json!({"variant": "kalah"}), ranked(south, north), true)
-                .await,
-        );
+        made.push(instance.rated("kalah", ranked(south, north)).await);
     }
     let rated: Vec<(bool, Option<CasualReason>)> = made
         .iter()
@@ -590,13 +562,9 @@ async fn a_pair_has_a_few_rated_games_a_day() {
         ]
     );
     // Either order of seats is the same pair; another pair is not limited.
-    let swapped = instance
-        .create(json!({"variant": "oware"}), ranked(north, south), true)
-        .await;
+    let swapped = instance.rated("oware", ranked(north, south)).await;
     assert_eq!(swapped.casual_reason, Some(CasualReason::PairLimit));
-    let fresh = instance
-        .create(json!({"variant": "kalah"}), ranked(south, other), true)
-        .await;
+    let fresh = instance.rated("kalah", ranked(south, other)).await;
     assert!(fresh.rated);
     // The casual game says why, to its players.
     let stored: (bool, Option<String>) =
@@ -612,9 +580,7 @@ async fn a_pair_has_a_few_rated_games_a_day() {
         .execute(&world.stores.postgres)
         .await
         .unwrap();
-    let again = instance
-        .create(json!({"variant": "kalah"}), ranked(south, north), true)
-        .await;
+    let again = instance.rated("kalah", ranked(south, north)).await;
     assert!(again.rated);
     world.cleanup().await;
 }

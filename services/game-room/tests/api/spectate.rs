@@ -10,8 +10,7 @@ async fn a_watcher_on_another_instance_sees_every_move_in_order() {
     let world = World::new().await;
     let host = world.instance().await;
     let other = world.instance().await;
-    let (south, south_token) = world.player("South").await;
-    let (north, north_token) = world.player("North").await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = host
         .create(
             json!({"variant": "kalah"}),

@@ -11,8 +11,8 @@ pub(crate) mod store;
 use actix_web::web;
 use mancala_platform::clock::{millis_of, timestamp};
 use mancala_platform::{ApiError, Authenticated};
-use mancala_proto::fair_play::{FairPlayStanding, Offence};
 use mancala_proto::ErrorCode;
+use mancala_proto::fair_play::{FairPlayStanding, Offence};
 use uuid::Uuid;
 
 use crate::context::Context;

@@ -3,6 +3,7 @@ use std::time::Duration;
 use awc::http::StatusCode;
 use awc::http::header::HeaderMap;
 use mancala_matchmaking::{AccountSettings, Application, MatchSettings};
+use mancala_platform::binary::Service as _;
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::ratelimit::Limit;
 use mancala_platform::testing::{TestStores, database_url, redis_url};

@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use mancala_platform::binary::Service as _;
 use mancala_platform::jwt::{TokenSigner, random_seed};
 use mancala_platform::testing::{TestStores, database_url, redis_url};
 use mancala_platform::{Clock, ExposeSecret, Settings};

@@ -251,10 +251,18 @@ impl Run {
     }
 
     fn ask(&mut self, seat: Side, request: Request) -> Done {
-        self.input(Input::Seated {
-            seats: vec![seat],
-            request,
-        })
+        self.ask_with(seat, request, healthy)
+    }
+
+    /// A seated request, every ask answered by `answers`.
+    fn ask_with(
+        &mut self,
+        seat: Side,
+        request: Request,
+        answers: impl FnMut(&Ask) -> Answer,
+    ) -> Done {
+        let seats = vec![seat];
+        self.with(Input::Seated { seats, request }, answers)
     }
 
     fn play(&mut self, seat: Side, pit: u8) -> Done {
@@ -322,13 +330,9 @@ fn a_move_is_applied_and_sent_only_once_committed() {
 fn a_move_that_was_not_saved_changes_nothing_and_says_retry() {
     let mut run = Run::new(between_people());
     run.both_here();
-    let done = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::Move { pit: 1, ply: 1 },
-        },
-        |_| store_failed(),
-    );
+    let done = run.ask_with(Side::South, Request::Move { pit: 1, ply: 1 }, |_| {
+        store_failed()
+    });
     assert_eq!(done.refused().as_deref(), Some("unavailable"));
     assert!(done.emitted().is_empty());
     assert_eq!(run.host.live().version(), 0);
@@ -341,13 +345,9 @@ fn a_move_that_was_not_saved_changes_nothing_and_says_retry() {
 fn a_fenced_commit_stops_the_host_and_sends_its_sockets_elsewhere() {
     let mut run = Run::new(between_people());
     run.both_here();
-    let done = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::Move { pit: 1, ply: 1 },
-        },
-        |_| Answer::Committed(Err(CommitError::Fenced)),
-    );
+    let done = run.ask_with(Side::South, Request::Move { pit: 1, ply: 1 }, |_| {
+        Answer::Committed(Err(CommitError::Fenced))
+    });
     assert_eq!(done.refused().as_deref(), Some("unavailable"));
     assert_eq!(done.stop(), Some(CLOSE_ELSEWHERE));
     assert_eq!(run.host.live().version(), 0, "a stale host applies nothing");
@@ -570,16 +570,10 @@ fn a_rematch_between_two_people_is_an_offer_the_other_accepts() {
     // Asking twice changes nothing.
     assert!(run.ask(Side::South, Request::Rematch).emitted().is_empty());
     let next = Uuid::new_v4();
-    let accept = run.with(
-        Input::Seated {
-            seats: vec![Side::North],
-            request: Request::Rematch,
-        },
-        |ask| match ask {
-            Ask::CreateRematch => Answer::RematchMade(Ok(Some(next))),
-            other => healthy(other),
-        },
-    );
+    let accept = run.ask_with(Side::North, Request::Rematch, |ask| match ask {
+        Ask::CreateRematch => Answer::RematchMade(Ok(Some(next))),
+        other => healthy(other),
+    });
     assert_eq!(accept.emitted(), ["rematch"]);
     assert_eq!(accept.event("rematch")["game_id"], next.to_string());
     assert!(
@@ -619,16 +613,10 @@ fn a_busy_instance_refuses_a_rematch_and_a_game_on_has_none() {
     // A casual game on one device: its rematch needs no agreement.
     let mut run = finished(hotseat());
     let busy = ByteString::from(r#"{"t":"error","d":{"code":"busy","message":"full"}}"#);
-    let done = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::Rematch,
-        },
-        |ask| match ask {
-            Ask::Admit { .. } => Answer::Admitted(Err(busy.clone())),
-            other => healthy(other),
-        },
-    );
+    let done = run.ask_with(Side::South, Request::Rematch, |ask| match ask {
+        Ask::Admit { .. } => Answer::Admitted(Err(busy.clone())),
+        other => healthy(other),
+    });
     assert_eq!(done.refused().as_deref(), Some("busy"));
     assert!(
         !done
@@ -641,27 +629,15 @@ fn a_busy_instance_refuses_a_rematch_and_a_game_on_has_none() {
 #[test]
 fn a_rematch_that_cannot_be_made_says_so() {
     let mut run = finished(hotseat());
-    let failed = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::Rematch,
-        },
-        |ask| match ask {
-            Ask::CreateRematch => Answer::RematchMade(Err(())),
-            other => healthy(other),
-        },
-    );
+    let failed = run.ask_with(Side::South, Request::Rematch, |ask| match ask {
+        Ask::CreateRematch => Answer::RematchMade(Err(())),
+        other => healthy(other),
+    });
     assert_eq!(failed.refused().as_deref(), Some("unavailable"));
-    let closed = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::Rematch,
-        },
-        |ask| match ask {
-            Ask::CreateRematch => Answer::RematchMade(Ok(None)),
-            other => healthy(other),
-        },
-    );
+    let closed = run.ask_with(Side::South, Request::Rematch, |ask| match ask {
+        Ask::CreateRematch => Answer::RematchMade(Ok(None)),
+        other => healthy(other),
+    });
     assert_eq!(closed.refused().as_deref(), Some("not_allowed"));
     // The next tick tells everyone the room closed.
     let tick = run.input(Input::Tick);
@@ -916,13 +892,7 @@ fn leaving_a_room_is_refused_until_the_game_is_over_and_retried_if_not_stored() 
     let early = run.ask(Side::South, Request::LeaveRoom);
     assert_eq!(early.refused().as_deref(), Some("not_allowed"));
     run.ask(Side::South, Request::Resign);
-    let failed = run.with(
-        Input::Seated {
-            seats: vec![Side::South],
-            request: Request::LeaveRoom,
-        },
-        |_| Answer::RoomLeft(false),
-    );
+    let failed = run.ask_with(Side::South, Request::LeaveRoom, |_| Answer::RoomLeft(false));
     assert_eq!(failed.refused().as_deref(), Some("unavailable"));
     let left = run.ask(Side::South, Request::LeaveRoom);
     assert_eq!(left.emitted(), ["room_left"]);
