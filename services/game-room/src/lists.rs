@@ -55,6 +55,7 @@ pub(crate) struct LiveQuery {
         mancala_platform::api_errors::BadQuery,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn live_games(
     query: web::Query<LiveQuery>,
     hosted: web::Data<HostedGames>,
@@ -79,6 +80,7 @@ pub(crate) async fn live_games(
     tag = "games",
     responses((status = 200, description = "At most one game per variant", body = [GameSummary]))
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn featured_games(
     hosted: web::Data<HostedGames>,
 ) -> Result<web::Json<Vec<GameSummary>>, ApiError> {

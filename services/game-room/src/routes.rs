@@ -103,6 +103,7 @@ fn invalid(message: impl Into<String>) -> ApiError {
         mancala_platform::api_errors::BodyTooLarge,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn create_game(
     _caller: ServiceCaller,
     hosted: web::Data<HostedGames>,
@@ -198,6 +199,7 @@ fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> Create
         mancala_platform::api_errors::BadQuery,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn game_record(
     id: web::Path<Uuid>,
     hosted: web::Data<HostedGames>,
@@ -250,6 +252,7 @@ pub(crate) async fn game_record(
         (status = 400, description = "`invalid_input`: not an id", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn game_analysis(
     id: web::Path<Uuid>,
     caller: MaybeAuthenticated,
@@ -399,6 +402,7 @@ pub(crate) struct ListQuery {
         (status = 400, description = "`invalid_input`", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn player_games(
     id: web::Path<Uuid>,
     query: web::Query<ListQuery>,

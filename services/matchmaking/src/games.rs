@@ -49,6 +49,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn ai_game(
     caller: Authenticated,
     deps: web::Data<Context>,
@@ -102,6 +103,7 @@ pub(crate) async fn ai_game(
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn hotseat_game(
     caller: Authenticated,
     deps: web::Data<Context>,
@@ -167,6 +169,7 @@ async fn create(
     tag = "lobby",
     responses((status = 200, description = "The figures", body = LobbyStats))
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn lobby_stats(
     deps: web::Data<Context>,
 ) -> Result<web::Json<LobbyStats>, ApiError> {
@@ -181,6 +184,7 @@ pub(crate) async fn lobby_stats(
     tag = "lobby",
     responses((status = 200, description = "The queues", body = [QueueInfo]))
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn queues(
     deps: web::Data<Context>,
 ) -> Result<web::Json<Vec<QueueInfo>>, ApiError> {
@@ -287,6 +291,7 @@ pub(crate) async fn one_ranked_game_at_a_time(
         mancala_platform::api_errors::Unauthenticated,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn my_games(
     caller: Authenticated,
     deps: web::Data<Context>,

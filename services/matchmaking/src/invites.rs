@@ -57,6 +57,7 @@ fn with_link(mut invite: Invite, deps: &Context, request: &HttpRequest) -> Invit
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn create(
     caller: Authenticated,
     request: HttpRequest,
@@ -186,6 +187,7 @@ async fn find(deps: &Context, code: &str) -> Result<Invite, ApiError> {
         mancala_platform::api_errors::NotFound,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn show(
     code: web::Path<String>,
     request: HttpRequest,
@@ -211,6 +213,7 @@ pub(crate) async fn show(
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn accept(
     caller: Authenticated,
     code: web::Path<String>,
@@ -350,6 +353,7 @@ pub(crate) async fn accept(
         mancala_platform::api_errors::Unauthenticated,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn mine(
     caller: Authenticated,
     request: HttpRequest,
@@ -386,6 +390,7 @@ pub(crate) async fn mine(
         mancala_platform::api_errors::Unauthenticated,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn cancel(
     caller: Authenticated,
     code: web::Path<String>,

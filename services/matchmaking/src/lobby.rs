@@ -39,6 +39,7 @@ pub(crate) async fn mark_online(redis: &Redis, player: Uuid, until: u64) {
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub(crate) async fn lobby(
     request: HttpRequest,
     body: web::Payload,
@@ -105,6 +106,7 @@ impl Lobby {
         mark_online(&self.deps.redis, player, now + grace.max(30_000)).await;
     }
 
+    #[tracing::instrument(name = "lobby_socket", skip_all)]
     async fn run(&mut self, authenticator: Authenticator) {
         let mut tick = tokio::time::interval(self.deps.settings.lobby_tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -65,6 +65,7 @@ pub(crate) struct PageQuery {
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn board(
     name: web::Path<String>,
     query: web::Query<PageQuery>,
@@ -110,6 +111,7 @@ pub(crate) async fn board(
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn my_rank(
     caller: Authenticated,
     name: web::Path<String>,
@@ -135,6 +137,7 @@ pub(crate) async fn my_rank(
         mancala_platform::api_errors::BadQuery,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn profile(
     id: web::Path<Uuid>,
     rater: web::Data<Context>,
@@ -213,6 +216,7 @@ pub(crate) async fn profile(
         (status = 404, description = "`not_found`: no such variant", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn history(
     path: web::Path<(Uuid, String)>,
     rater: web::Data<Context>,

@@ -8,7 +8,7 @@ use mancala_proto::error::{
     CLOSE_ELSEWHERE, CLOSE_POLICY, CLOSE_RESTART, CLOSE_TOO_BIG, CLOSE_TRY_AGAIN,
 };
 use mancala_proto::game::ServerMessage;
-use mancala_proto::{ClientMessage, ErrorCode};
+use mancala_proto::{ClientMessage, ErrorBody, ErrorCode};
 use mancala_rules::Side;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::oneshot;
@@ -18,12 +18,13 @@ use super::snapshots::Snapshots;
 use super::socket::{Inbound, Socket, origin_allowed};
 use super::watch::{self, Watcher};
 use crate::ai;
-use crate::game::host::JoinError;
+use crate::game::host::{HintAnswer, JoinError};
 use crate::game::host::{Outbound, Request};
 use crate::game::{GameHandle, HostError, HostedGames, Joined};
 use crate::store::{self, SeatCheck};
 use mancala_platform::socket_slots::{self, SocketSlot};
 
+#[tracing::instrument(skip_all)]
 pub(crate) async fn play(
     request: HttpRequest,
     body: web::Payload,
@@ -56,25 +57,25 @@ async fn authenticate(
     socket: &mut Socket,
     authenticator: &Authenticator,
     tick: &mut tokio::time::Interval,
-) -> Option<Result<SocketIdentity, (ErrorCode, String)>> {
+) -> Option<Result<SocketIdentity, ErrorBody>> {
     loop {
         tokio::select! {
             inbound = socket.next() => match inbound {
                 Inbound::Message(ClientMessage::Auth { token }) => {
-                    return Some(authenticator.identify(&token).map_err(|e| (e.code, e.message)));
+                    return Some(authenticator.identify(&token).map_err(|error| error.body()));
                 }
                 Inbound::Message(_) => {
-                    return Some(Err((ErrorCode::Unauthenticated, "the first message must be auth".into())));
+                    return Some(Err(ErrorBody::new(ErrorCode::Unauthenticated, "the first message must be auth")));
                 }
-                Inbound::Invalid(error) => return Some(Err((error.code, error.message))),
-                Inbound::Flood => return Some(Err((ErrorCode::RateLimited, "too many messages".into()))),
-                Inbound::TooBig => return Some(Err((ErrorCode::PayloadTooLarge, "frame too large".into()))),
+                Inbound::Invalid(error) => return Some(Err(error)),
+                Inbound::Flood => return Some(Err(ErrorBody::new(ErrorCode::RateLimited, "too many messages"))),
+                Inbound::TooBig => return Some(Err(ErrorBody::new(ErrorCode::PayloadTooLarge, "frame too large"))),
                 Inbound::Closed => return None,
                 Inbound::Nothing => {}
             },
             _ = tick.tick() => {
                 if socket.auth_expired() {
-                    return Some(Err((ErrorCode::Unauthenticated, "no auth message in time".into())));
+                    return Some(Err(ErrorBody::new(ErrorCode::Unauthenticated, "no auth message in time")));
                 }
             }
         }
@@ -83,8 +84,7 @@ async fn authenticate(
 
 /// Why a socket could not join: sent to it before closing.
 struct Refused {
-    code: ErrorCode,
-    message: String,
+    body: ErrorBody,
     close: u16,
     /// How the socket is told before it closes.
     tell: Tell,
@@ -101,8 +101,7 @@ enum Tell {
 
 fn refused(code: ErrorCode, message: impl Into<String>, close: u16) -> Refused {
     Refused {
-        code,
-        message: message.into(),
+        body: ErrorBody::new(code, message),
         close,
         tell: Tell::Error,
     }
@@ -185,6 +184,7 @@ async fn join(
     ))
 }
 
+#[tracing::instrument(name = "play_socket", skip_all, fields(%game))]
 async fn run(
     mut socket: Socket,
     game: Uuid,
@@ -197,9 +197,11 @@ async fn run(
     let identity = match Box::pin(authenticate(&mut socket, &authenticator, &mut tick)).await {
         None => return,
         Some(Ok(identity)) => identity,
-        Some(Err((code, message))) => {
-            let close = code.ws_close().unwrap_or(CLOSE_POLICY);
-            socket.close_with(code, &message, close).await;
+        Some(Err(refused)) => {
+            let close = refused.code.ws_close().unwrap_or(CLOSE_POLICY);
+            socket
+                .close_with(refused.code, &refused.message, close)
+                .await;
             return;
         }
     };
@@ -248,11 +250,11 @@ async fn run(
             match refusal.tell {
                 Tell::Elsewhere(url) => {
                     socket.send_json(&ServerMessage::Elsewhere { url }).await;
-                    socket.close(refusal.close, &refusal.message).await;
+                    socket.close(refusal.close, &refusal.body.message).await;
                 }
                 Tell::Error => {
                     socket
-                        .close_with(refusal.code, &refusal.message, refusal.close)
+                        .close_with(refusal.body.code, &refusal.body.message, refusal.close)
                         .await;
                 }
             }
@@ -329,7 +331,7 @@ async fn serve(
                     Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
                     Inbound::Message(ClientMessage::Hint) => match handle.hint(seats.to_vec()).await {
-                        Ok(Ok((ply, search))) => {
+                        Ok(HintAnswer::Search { ply, search }) => {
                             if hint.is_none() {
                                 let (tell, answer) = oneshot::channel();
                                 deps.ai.think(search, move |outcome| async move {
@@ -339,7 +341,7 @@ async fn serve(
                             }
                             Ok(Vec::new())
                         }
-                        Ok(Err(refused)) => Ok(vec![refused]),
+                        Ok(HintAnswer::Refused(refused)) => Ok(vec![refused]),
                         Err(gone) => Err(gone),
                     },
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::host::encode(&ServerMessage::Pong)]),

@@ -18,6 +18,7 @@ use super::socket::{Inbound, Socket, origin_allowed};
 use crate::context::Context;
 use crate::game::HostedGames;
 
+#[tracing::instrument(skip_all)]
 pub(crate) async fn watch(
     request: HttpRequest,
     body: web::Payload,
@@ -94,6 +95,7 @@ fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
 }
 
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
+#[tracing::instrument(name = "watch_socket", skip_all, fields(%game))]
 pub(crate) async fn run(
     mut socket: Socket,
     game: Uuid,

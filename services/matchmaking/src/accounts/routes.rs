@@ -48,6 +48,7 @@ fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
         (status = 503, description = "`unavailable`: a store is down; retry", body = ErrorBody),
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn guest(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
@@ -87,6 +88,7 @@ pub(crate) async fn guest(
         mancala_platform::api_errors::BodyTooLarge,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn register(
     request: HttpRequest,
     caller: MaybeAuthenticated,
@@ -119,6 +121,7 @@ pub(crate) async fn register(
         mancala_platform::api_errors::BodyTooLarge,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn login(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
@@ -147,6 +150,7 @@ pub(crate) async fn login(
         mancala_platform::api_errors::BodyTooLarge,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn refresh(
     request: HttpRequest,
     accounts: web::Data<Accounts>,
@@ -172,6 +176,7 @@ pub(crate) async fn refresh(
         mancala_platform::api_errors::BodyTooLarge,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn logout(
     accounts: web::Data<Accounts>,
     body: web::Json<RefreshRequest>,
@@ -191,6 +196,7 @@ pub(crate) async fn logout(
         mancala_platform::api_errors::Unauthenticated,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn me(
     caller: Authenticated,
     accounts: web::Data<Accounts>,

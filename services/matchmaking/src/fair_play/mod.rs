@@ -103,6 +103,7 @@ pub(crate) async fn owed_a_place(deps: &Context, player: Uuid) -> Result<bool, s
         mancala_platform::api_errors::Unauthenticated,
     )
 )]
+#[tracing::instrument(skip_all)]
 pub(crate) async fn my_record(
     caller: Authenticated,
     deps: web::Data<Context>,

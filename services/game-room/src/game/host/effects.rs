@@ -12,7 +12,7 @@ use mancala_proto::game::ServerMessage;
 use mancala_proto::{ErrorBody, ErrorCode};
 
 use super::state::{Answer, Ask, Counted, Effect, Marks, Reply};
-use super::{Command, Host, Joined, Outbound, Replier, Stop, commit, encode};
+use super::{Command, HintAnswer, Host, Joined, Outbound, Replier, Stop, commit, encode};
 use crate::ai;
 use crate::store;
 
@@ -103,7 +103,13 @@ impl Host {
             }
             (Reply::Refused(refusal), Replier::Join(to)) => to.send(Err(refusal)).is_ok(),
             (Reply::SeatCheck(check), Replier::SeatCheck(to)) => to.send(check).is_ok(),
-            (Reply::Hint(hint), Replier::Hint(to)) => to.send(hint).is_ok(),
+            (Reply::Hint(hint), Replier::Hint(to)) => {
+                let answer = match hint {
+                    Ok((ply, search)) => HintAnswer::Search { ply, search },
+                    Err(refused) => HintAnswer::Refused(refused),
+                };
+                to.send(answer).is_ok()
+            }
             (reply, _) => {
                 tracing::error!(?reply, "a host reply for another question");
                 false

@@ -79,6 +79,16 @@ pub struct Joined {
     pub rating_change: Option<ByteString>,
 }
 
+/// What the host answers a hint request.
+#[derive(Debug)]
+pub enum HintAnswer {
+    /// The search to run, and the ply the hint is for (so a client can
+    /// drop one that arrives late).
+    Search { ply: u32, search: ai::Request },
+    /// The error to send: not the player's turn, over the limit...
+    Refused(ByteString),
+}
+
 /// The game task is gone (unloaded or lost its lease): ask the hosted games again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the game is no longer hosted here")]
@@ -129,7 +139,7 @@ enum Command {
     },
     Hint {
         seats: Vec<Side>,
-        reply: oneshot::Sender<Result<(u32, ai::Request), ByteString>>,
+        reply: oneshot::Sender<HintAnswer>,
     },
     Thought {
         version: u64,
@@ -198,10 +208,7 @@ impl GameHandle {
 
     /// What to search for a hint: the ply it is for and the AI request,
     /// or the error to send.
-    pub async fn hint(
-        &self,
-        seats: Vec<Side>,
-    ) -> Result<Result<(u32, ai::Request), ByteString>, Gone> {
+    pub async fn hint(&self, seats: Vec<Side>) -> Result<HintAnswer, Gone> {
         self.ask(|reply| Command::Hint { seats, reply }).await
     }
 
@@ -268,7 +275,7 @@ enum Replier {
     Texts(oneshot::Sender<Vec<ByteString>>),
     Join(oneshot::Sender<Result<Joined, Refusal>>),
     SeatCheck(oneshot::Sender<SeatCheck>),
-    Hint(oneshot::Sender<Result<(u32, ai::Request), ByteString>>),
+    Hint(oneshot::Sender<HintAnswer>),
 }
 
 /// Starts the task for a loaded game under `lease` and `epoch`.
