@@ -49,6 +49,8 @@ pub struct PoolSettings {
     pub solver_table_bytes: usize,
     /// The longest one post-game analysis works.
     pub analysis_deadline: Duration,
+    /// Whether the workers take only the CPU nothing else wants.
+    pub idle_priority: bool,
 }
 
 /// The share of its node budget a search gets after waiting long.
@@ -159,7 +161,7 @@ type Job = Box<dyn FnOnce() + Send>;
 /// a crowd's searches fill every idle cycle, but a game's socket, commit
 /// or publish that wakes takes its core at once. (At nice 19, 20 players'
 /// Perfect games still made another player's hotseat move p99 2.4x.)
-fn start_workers(count: usize) -> mpsc::Sender<Job> {
+fn start_workers(count: usize, idle_priority: bool) -> mpsc::Sender<Job> {
     let (sender, receiver) = mpsc::channel::<Job>();
     let receiver = Arc::new(Mutex::new(receiver));
     for index in 0..count {
@@ -167,7 +169,9 @@ fn start_workers(count: usize) -> mpsc::Sender<Job> {
         let started = std::thread::Builder::new()
             .name(format!("ai-worker-{index}"))
             .spawn(move || {
-                mancala_platform::background::lower_priority();
+                if idle_priority {
+                    mancala_platform::background::lower_priority();
+                }
                 loop {
                     let job = {
                         let queue = receiver.lock().unwrap_or_else(|e| e.into_inner());
@@ -305,14 +309,18 @@ impl AiPool {
     pub fn new(settings: PoolSettings) -> AiPool {
         let workers = settings.workers.max(1);
         let analysis_deadline = settings.analysis_deadline;
+        let idle_priority = settings.idle_priority;
         let pool = AiPool {
             inner: Arc::new(Inner {
                 places: FairShare::new(workers),
-                jobs: Mutex::new(start_workers(workers)),
+                jobs: Mutex::new(start_workers(workers, settings.idle_priority)),
                 settings,
                 idle: Arc::default(),
                 tables: Arc::default(),
-                analyses: Arc::new(crate::analysis::Analyses::with_deadline(analysis_deadline)),
+                analyses: Arc::new(crate::analysis::Analyses::with_priority(
+                    analysis_deadline,
+                    idle_priority,
+                )),
             }),
         };
         pool.let_go_when_quiet();
@@ -480,10 +488,13 @@ impl Inner {
         tables.building = true;
         let (cell, stones) = (self.tables.clone(), self.settings.endgame_stones);
         let file = self.settings.endgame_file.clone();
+        let idle_priority = self.settings.idle_priority;
         let started = std::thread::Builder::new()
             .name("ai-endgame".into())
             .spawn(move || {
-                mancala_platform::background::lower_priority();
+                if idle_priority {
+                    mancala_platform::background::lower_priority();
+                }
                 let began = Instant::now();
                 let table = match file.as_deref().map(read_endgame) {
                     Some(Ok(table)) => table,
@@ -642,6 +653,7 @@ mod tests {
             endgame_file: None,
             solver_table_bytes: 1 << 20,
             analysis_deadline: crate::analysis::DEADLINE,
+            idle_priority: true,
         }
     }
 

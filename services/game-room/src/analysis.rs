@@ -57,6 +57,8 @@ const AT_THE_END_WAITING: usize = 8;
 
 /// The instance's analyses: the running ones, those kept, and the place.
 pub(crate) struct Analyses {
+    /// Whether analyses run at `SCHED_IDLE` (`APP_AI_PRIORITY`).
+    idle_priority: bool,
     place: Place,
     queue_wait: Duration,
     deadline: Duration,
@@ -94,6 +96,7 @@ impl Analyses {
     /// Analyses that each work at most `deadline`.
     pub(crate) fn with_deadline(deadline: Duration) -> Analyses {
         Analyses {
+            idle_priority: true,
             place: Place::default(),
             queue_wait: QUEUE_WAIT,
             deadline,
@@ -101,6 +104,14 @@ impl Analyses {
             running: Mutex::default(),
             keeper: Mutex::default(),
             at_the_end: Default::default(),
+        }
+    }
+
+    /// The same, its thread scheduled as `APP_AI_PRIORITY` says.
+    pub(crate) fn with_priority(deadline: Duration, idle_priority: bool) -> Analyses {
+        Analyses {
+            idle_priority,
+            ..Analyses::with_deadline(deadline)
         }
     }
 
@@ -261,10 +272,13 @@ impl Analyses {
         let stop = Arc::new(AtomicBool::new(false));
         let (reply, reviews) = oneshot::channel();
         let worker_stop = stop.clone();
+        let idle_priority = self.idle_priority;
         let started = std::thread::Builder::new()
             .name("ai-analysis".into())
             .spawn(move || {
-                mancala_platform::background::lower_priority();
+                if idle_priority {
+                    mancala_platform::background::lower_priority();
+                }
                 let reviews = analyse(&game, &AnalysisPlan::default(), &tables, worker_stop);
                 let _ = reply.send(reviews);
             });

@@ -60,6 +60,7 @@ impl GameRoom {
             endgame_file: room_settings.ai_endgame_file.clone(),
             solver_table_bytes: room_settings.ai_solver_table_bytes,
             analysis_deadline: room_settings.analysis_deadline,
+            idle_priority: room_settings.ai_priority == crate::config::AiPriority::Idle,
         });
         keep_analyses(&ai, postgres.clone(), room_settings.analysis_kept_bytes);
         // The games in progress write through connections of their own, so

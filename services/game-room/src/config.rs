@@ -9,6 +9,15 @@ use mancala_platform::ConfigError;
 /// default (`APP_RATED_PAIR_LIMIT`). Lichess-like: enough for a real
 /// series between friends, too few to farm from a willing partner.
 pub(crate) const DEFAULT_RATED_PAIR_LIMIT: u32 = 5;
+
+/// How the AI workers are scheduled (`APP_AI_PRIORITY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AiPriority {
+    /// `SCHED_IDLE`: only the CPU nothing else wants.
+    Idle,
+    /// The same as every other thread.
+    Normal,
+}
 use mancala_platform::config::InstanceSettings;
 use mancala_platform::config::{millis, positive_millis, positive_seconds, seconds};
 use mancala_platform::ratelimit::Limit;
@@ -77,6 +86,13 @@ pub struct GameRoomSettings {
     #[arg(env = "APP_AI_WORKERS", default_value_t = cores(),
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub ai_workers: u16,
+    /// How the AI workers are scheduled: `idle` (the default) gives them
+    /// only the CPU nothing else wants, so a busy instance keeps its cores
+    /// for moves, and AI moves and analyses wait while it is saturated;
+    /// `normal` shares the CPU evenly (an instance given to AI games, or
+    /// tests that must not wait on a busy machine).
+    #[arg(env = "APP_AI_PRIORITY", value_enum, default_value = "idle")]
+    pub ai_priority: AiPriority,
     /// An AI move that waited longer than this many milliseconds for a
     /// worker searches on an eighth of its budget.
     #[arg(env = "APP_AI_QUEUE_WAIT_MS", default_value = "300", value_parser = millis)]

@@ -92,7 +92,12 @@ async fn a_finished_kalah_game_is_analysed_with_values_a_solve_confirms() {
 /// lowest priority: on a machine busy with the other tests the test checks
 /// what they work out, not how fast), with `more` settings.
 async fn patient_instance(world: &World, more: &[(&str, &str)]) -> crate::helpers::Instance {
-    let mut settings = vec![("APP_ANALYSIS_DEADLINE_MS", "300000")];
+    // Normal priority: on a machine busy with the other tests, idle AI
+    // workers may not run for many seconds.
+    let mut settings = vec![
+        ("APP_ANALYSIS_DEADLINE_MS", "300000"),
+        ("APP_AI_PRIORITY", "normal"),
+    ];
     settings.extend_from_slice(more);
     world
         .instance_with(&database_url(&world.stores.database), &settings)
@@ -131,7 +136,9 @@ async fn play_to_the_end((mut ws, state): (crate::helpers::Ws, mancala_proto::ga
 async fn wait_until_kept(world: &World, game: uuid::Uuid) {
     let url = database_url(&world.stores.database);
     let postgres = sqlx::PgPool::connect(url.expose_secret()).await.unwrap();
-    for _ in 0..200 {
+    // An analysis takes seconds on a free core, many more on a machine
+    // busy with other tests.
+    for _ in 0..2_400 {
         let kept: i64 = sqlx::query_scalar("SELECT count(*) FROM game_analyses WHERE game_id = $1")
             .bind(game)
             .fetch_one(&postgres)
