@@ -653,7 +653,10 @@ mod tests {
             endgame_file: None,
             solver_table_bytes: 1 << 20,
             analysis_deadline: crate::analysis::DEADLINE,
-            idle_priority: true,
+            // Normal priority: at SCHED_IDLE a machine busy with the other
+            // tests (or coverage's slower code) starves the table builds
+            // these tests wait for.
+            idle_priority: false,
         }
     }
 
