@@ -249,6 +249,7 @@ export function createGameView({ onPlay, onAction }) {
     const live = isLive(game);
     const aiGame = hasAi(game);
 
+    el.dataset.id = game.id;
     el.dataset.ply = String(game.ply);
     el.dataset.version = String(game.version);
     el.dataset.status = game.status;

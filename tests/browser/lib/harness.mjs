@@ -101,8 +101,12 @@ export async function readGame(page) {
 
 export async function waitForGame(page) {
   await page.waitForURL(/\/(game|watch)\/[0-9a-f-]{36}$/);
-  await page.locator('[data-testid="game"]').waitFor();
-  await page.waitForFunction(() => document.querySelector('[data-testid="game"]')?.dataset.status);
+  // The page of the game in the address bar, not the one it replaces (which
+  // can still be on screen, over, for a moment after the address changes).
+  await page.waitForFunction(() => {
+    const game = document.querySelector('[data-testid="game"]');
+    return game?.dataset.status && location.pathname.endsWith(`/${game.dataset.id}`);
+  });
   return readGame(page);
 }
 
