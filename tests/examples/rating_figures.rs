@@ -33,14 +33,7 @@ fn main() {
 }
 
 async fn player(stores: &TestStores, name: String) -> Uuid {
-    let id = Uuid::now_v7();
-    sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
-        .bind(id)
-        .bind(name)
-        .execute(&stores.postgres)
-        .await
-        .unwrap();
-    id
+    stores.player(&name).await.unwrap()
 }
 
 async fn run(workers: usize) {

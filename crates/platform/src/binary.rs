@@ -18,6 +18,25 @@ pub trait Service: Sized {
     fn run_until_stopped(self) -> impl Future<Output = std::io::Result<()>>;
 }
 
+/// A service binary's whole `main`: jemalloc as its allocator, then
+/// [`run`] on actix's runtime with these arguments.
+#[macro_export]
+macro_rules! service_main {
+    ($name:literal, $declaration:expr, $read:expr, $build:expr $(,)?) => {
+        $crate::use_jemalloc!();
+
+        fn main() -> ::std::process::ExitCode {
+            $crate::binary::block_on($crate::binary::run($name, $declaration, $read, $build))
+        }
+    };
+}
+
+/// Runs `future` to its end on actix's runtime (what `#[actix_web::main]`
+/// does), for [`service_main!`](crate::service_main).
+pub fn block_on<T>(future: impl Future<Output = T>) -> T {
+    actix_web::rt::System::new().block_on(future)
+}
+
 /// Runs the binary `name` declared by `declaration`: `read` takes the
 /// service's own settings from what was parsed (the shared ones are read
 /// here), `build` makes the service from both and the system clock.
@@ -32,6 +51,7 @@ where
     Error: std::fmt::Display,
     App: Service,
 {
+    crate::allocator::return_memory_in_background();
     let read = declaration.parse_process().and_then(|parsed| {
         let shared: Settings = parsed.get()?;
         let own = read(&parsed)?;

@@ -189,6 +189,19 @@ fn method_not_allowed(allow: &'static str) -> impl Fn(HttpRequest) -> HttpRespon
     }
 }
 
+/// Mounts `GET path` answering with `text`, a JSON document fixed at start
+/// (a service's OpenAPI description).
+pub fn mount_json_document(config: &mut web::ServiceConfig, path: &str, text: String) {
+    config.api_route(path, Method::GET, move || {
+        let text = text.clone();
+        async move {
+            HttpResponse::Ok()
+                .content_type("application/json")
+                .body(text)
+        }
+    });
+}
+
 /// Mounting an API address: its handler for one method, and for any
 /// other a 405 in the API's shape (actix would otherwise fall through to
 /// whatever comes next, such as the arena's static files).

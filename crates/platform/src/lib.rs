@@ -5,6 +5,7 @@
 //! call that needs them, so they never reach a log line.
 
 pub mod admission;
+pub mod allocator;
 pub mod api_errors;
 pub mod auth;
 pub mod background;

@@ -11,21 +11,8 @@ use redis::AsyncCommands;
 async fn migrations_make_usernames_unique_without_regard_to_case() {
     let stores = TestStores::new().await.unwrap();
     let pool = stores.postgres.clone();
-    let player = |display: &'static str| {
-        let pool = pool.clone();
-        async move {
-            let id = uuid::Uuid::new_v4();
-            sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
-                .bind(id)
-                .bind(display)
-                .execute(&pool)
-                .await
-                .unwrap();
-            id
-        }
-    };
-    let alice = player("Alice").await;
-    let other = player("Bob").await;
+    let alice = stores.player("Alice").await.unwrap();
+    let other = stores.player("Bob").await.unwrap();
     let credentials = |id: uuid::Uuid, username: &'static str| {
         sqlx::query(
             "INSERT INTO credentials (player_id, username, password_hash) VALUES ($1, $2, 'x')",

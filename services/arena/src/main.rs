@@ -8,10 +8,7 @@ use mancala_platform::cli::Parsed;
 use mancala_platform::telemetry::init_logging;
 use mancala_platform::{Clock, ConfigError};
 
-/// jemalloc: less CPU a move than the system allocator, and memory it
-/// hands back after a burst (see tests/PERFORMANCE.md).
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+mancala_platform::use_jemalloc!();
 
 fn settings() -> Result<(Parsed, ArenaSettings), ConfigError> {
     let parsed = mancala_arena::declaration().parse_process()?;
@@ -21,11 +18,7 @@ fn settings() -> Result<(Parsed, ArenaSettings), ConfigError> {
 
 #[actix_web::main]
 async fn main() -> ExitCode {
-    // jemalloc gives freed memory back to the system from background
-    // threads, after its decay time, instead of only when this thread next
-    // allocates: memory returns to its level after a burst even when the
-    // process goes quiet.
-    let _ = tikv_jemalloc_ctl::background_thread::write(true);
+    mancala_platform::allocator::return_memory_in_background();
     let (parsed, settings) = match settings() {
         Ok(settings) => settings,
         Err(error) => {

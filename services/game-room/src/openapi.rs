@@ -1,9 +1,8 @@
 //! The game-room REST API's OpenAPI description (the sockets are described
 //! by the JSON Schemas in `proto/schema/`).
 
-use actix_web::http::Method;
-use actix_web::{HttpResponse, web};
-use mancala_platform::ApiRoutes;
+use actix_web::web;
+use mancala_platform::http::mount_json_document;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -39,13 +38,9 @@ impl Modify for ServiceAuth {
 
 /// Mounts `GET /v1/openapi.json` for this service alone.
 pub fn configure(config: &mut web::ServiceConfig) {
-    let text = ApiDoc::openapi().to_pretty_json().unwrap_or_default();
-    config.api_route("/v1/openapi.json", Method::GET, move || {
-        let text = text.clone();
-        async move {
-            HttpResponse::Ok()
-                .content_type("application/json")
-                .body(text)
-        }
-    });
+    mount_json_document(
+        config,
+        "/v1/openapi.json",
+        ApiDoc::openapi().to_pretty_json().unwrap_or_default(),
+    );
 }

@@ -1,31 +1,13 @@
 //! `matchmaking`: accounts, queues, invites and the lobby, on its own port.
 
-use std::process::ExitCode;
-
 use mancala_matchmaking::{AccountSettings, Application, MatchSettings};
-use mancala_platform::binary;
 
-/// jemalloc: less CPU a move than the system allocator, and memory it
-/// hands back after a burst (see tests/PERFORMANCE.md).
-#[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
-#[actix_web::main]
-async fn main() -> ExitCode {
-    // jemalloc gives freed memory back to the system from background
-    // threads, after its decay time, instead of only when this thread next
-    // allocates: memory returns to its level after a burst even when the
-    // process goes quiet.
-    let _ = tikv_jemalloc_ctl::background_thread::write(true);
-    let declaration = mancala_matchmaking::declaration();
-    let read = |parsed: &binary::Parsed| {
-        Ok((
-            parsed.get::<AccountSettings>()?,
-            parsed.get::<MatchSettings>()?,
-        ))
-    };
-    let build = |settings, (accounts, matching), clock| {
-        Application::build(settings, accounts, matching, clock)
-    };
-    binary::run("matchmaking", declaration, read, build).await
-}
+mancala_platform::service_main!(
+    "matchmaking",
+    mancala_matchmaking::declaration(),
+    |parsed| Ok((
+        parsed.get::<AccountSettings>()?,
+        parsed.get::<MatchSettings>()?
+    )),
+    |settings, (accounts, matching), clock| Application::build(settings, accounts, matching, clock),
+);

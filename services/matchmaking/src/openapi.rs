@@ -2,9 +2,8 @@
 //! the `proto` types, committed as `proto/schema/openapi.json` (a test
 //! fails when the file is stale) and served at `/v1/openapi.json`.
 
-use actix_web::http::Method;
-use actix_web::{HttpResponse, web};
-use mancala_platform::ApiRoutes;
+use actix_web::web;
+use mancala_platform::http::mount_json_document;
 use mancala_proto::ErrorCode;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -72,13 +71,5 @@ pub fn document() -> String {
 
 /// Mounts `GET /v1/openapi.json`.
 pub fn configure(config: &mut web::ServiceConfig) {
-    let text = document();
-    config.api_route("/v1/openapi.json", Method::GET, move || {
-        let text = text.clone();
-        async move {
-            HttpResponse::Ok()
-                .content_type("application/json")
-                .body(text)
-        }
-    });
+    mount_json_document(config, "/v1/openapi.json", document());
 }

@@ -113,6 +113,17 @@ impl TestStores {
         })
     }
 
+    /// A new player row (a guest: no credentials) named `name`.
+    pub async fn player(&self, name: &str) -> Result<uuid::Uuid, sqlx::Error> {
+        let id = uuid::Uuid::now_v7();
+        sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
+            .bind(id)
+            .bind(name)
+            .execute(&self.postgres)
+            .await?;
+        Ok(id)
+    }
+
     /// Drops the database. Redis keys are left to expire or be flushed:
     /// they are few, and under a prefix nobody else uses.
     pub async fn cleanup(self) -> Result<(), sqlx::Error> {

@@ -10,8 +10,7 @@ use crate::helpers::{World, seat};
 
 #[actix_web::test]
 async fn sockets_refuse_what_they_must() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, south_token), (north, _)) = world.two_players().await;
     let (_, stranger_token) = world.player("Stranger").await;
     let game = instance.casual("kalah", [seat(south), seat(north)]).await;
@@ -104,8 +103,7 @@ async fn sockets_refuse_what_they_must() {
 
 #[actix_web::test]
 async fn a_socket_that_never_authenticates_is_closed_by_the_clock() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, _), (north, _)) = world.two_players().await;
     let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let mut ws = instance.connect(&game.play_path).await;
@@ -119,8 +117,7 @@ async fn a_socket_that_never_authenticates_is_closed_by_the_clock() {
 
 #[actix_web::test]
 async fn browsers_from_other_origins_are_refused() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, _), (north, _)) = world.two_players().await;
     let game = instance.casual("kalah", [seat(south), seat(north)]).await;
     let url = format!("{}{}", instance.ws_base, game.watch_path);
@@ -140,8 +137,7 @@ async fn browsers_from_other_origins_are_refused() {
 
 #[actix_web::test]
 async fn only_services_create_games() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (south, _) = world.player("South").await;
     let body = json!({"variant": {"variant": "kalah"}, "seats": [seat(south), {"ai": {"level": "advanced"}}]});
     let (status, error) = instance

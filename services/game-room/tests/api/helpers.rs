@@ -72,6 +72,13 @@ impl World {
         }
     }
 
+    /// A new world and one instance serving it: most tests' start.
+    pub(crate) async fn with_instance() -> (World, Instance) {
+        let world = World::new().await;
+        let instance = world.instance().await;
+        (world, instance)
+    }
+
     pub(crate) async fn instance(&self) -> Instance {
         self.instance_with(&database_url(&self.stores.database), &[])
             .await
@@ -131,13 +138,7 @@ impl World {
 
     /// A player row and an access token for them.
     pub(crate) async fn player(&self, name: &str) -> (Uuid, String) {
-        let id = Uuid::now_v7();
-        sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
-            .bind(id)
-            .bind(name)
-            .execute(&self.stores.postgres)
-            .await
-            .unwrap();
+        let id = self.stores.player(name).await.unwrap();
         (id, self.token(id))
     }
 
@@ -224,7 +225,6 @@ impl Instance {
         self.create_with(body).await
     }
 
-    /// Creates a game from a whole request body.
     /// A casual game of `variant` with these seats, seat 0 moving first.
     pub(crate) async fn casual(&self, variant: &str, seats: [Value; 2]) -> CreatedGame {
         self.create(json!({"variant": variant}), seats, false).await
@@ -235,6 +235,22 @@ impl Instance {
         self.create(json!({"variant": variant}), seats, true).await
     }
 
+    /// A casual game of `variant` between two new players, both at the board.
+    pub(crate) async fn casual_seated(&self, world: &World, variant: &str) -> Seated {
+        let (south, north) = world.two_players().await;
+        let game = self.casual(variant, [seat(south.0), seat(north.0)]).await;
+        let (a, _) = self.play(&game, &south.1).await;
+        let (b, _) = self.play(&game, &north.1).await;
+        Seated {
+            game,
+            south,
+            north,
+            a,
+            b,
+        }
+    }
+
+    /// Creates a game from a whole request body.
     pub(crate) async fn create_with(&self, body: Value) -> CreatedGame {
         let (status, body) = self
             .post("/internal/v1/games", body, Some(SERVICE_TOKEN))
@@ -266,6 +282,16 @@ impl Instance {
         let state = ws.state().await;
         (ws, state)
     }
+}
+
+/// A game with both players' sockets open: `a` is South's, `b` North's;
+/// each player is their id and token.
+pub(crate) struct Seated {
+    pub game: CreatedGame,
+    pub south: (Uuid, String),
+    pub north: (Uuid, String),
+    pub a: Ws,
+    pub b: Ws,
 }
 
 /// A test's end of a socket.

@@ -8,7 +8,7 @@ use mancala_proto::game::{EndReason, GameResult, GameStatus, Over, ServerMessage
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{Instance, World, Ws, beginner, seat};
+use crate::helpers::{Instance, Seated, World, Ws, beginner, seat};
 
 fn over(message: ServerMessage) -> Option<Over> {
     match message {
@@ -49,8 +49,7 @@ async fn record(instance: &Instance, game: Uuid) -> Value {
 
 #[actix_web::test]
 async fn a_flag_falls_on_the_clock() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, south_token), (north, north_token)) = world.two_players().await;
     let game = instance
         .create_with(json!({
@@ -110,8 +109,7 @@ async fn a_flag_falls_on_the_clock() {
 
 #[actix_web::test]
 async fn a_game_without_a_first_move_is_aborted() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, south_token), (north, _)) = world.two_players().await;
     let game = instance.rated("oware", [seat(south), seat(north)]).await;
     let (mut a, _) = instance.play(&game, &south_token).await;
@@ -178,8 +176,7 @@ async fn north_drops(world: &World, instance: &Instance) -> (Ws, Uuid, String) {
 
 #[actix_web::test]
 async fn after_the_countdown_an_ai_takes_the_absent_seat() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (mut a, game, _) = north_drops(&world, &instance).await;
     a.send(json!({"t": "continue_vs_ai"})).await;
     a.expect_error(ErrorCode::CountdownRunning).await;
@@ -204,8 +201,7 @@ async fn after_the_countdown_an_ai_takes_the_absent_seat() {
 
 #[actix_web::test]
 async fn after_the_countdown_the_win_can_be_claimed() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (mut a, game, _) = north_drops(&world, &instance).await;
     world.clock.advance(119_000);
     a.send(json!({"t": "claim_victory"})).await;
@@ -229,8 +225,7 @@ async fn after_the_countdown_the_win_can_be_claimed() {
 
 #[actix_web::test]
 async fn a_return_inside_the_countdown_clears_it() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (mut a, game, north_token) = north_drops(&world, &instance).await;
     world.clock.advance(60_000);
     let created = mancala_proto::game::CreatedGame {
@@ -259,8 +254,7 @@ async fn a_return_inside_the_countdown_clears_it() {
 
 #[actix_web::test]
 async fn against_the_ai_to_the_end_with_an_undo_on_the_way() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (human, token) = world.player("Human").await;
     // The human chose to move second.
     let game = instance.casual("kalah", [beginner(), seat(human)]).await;
@@ -320,13 +314,15 @@ async fn resign_game(a: &mut Ws, b: &mut Ws) {
 
 #[actix_web::test]
 async fn rematches_swap_sides() {
-    let world = World::new().await;
-    let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let (world, instance) = World::with_instance().await;
     // Between two players: an offer, then the acceptance.
-    let game = instance.casual("mangala", [seat(south), seat(north)]).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
+    let Seated {
+        south: (south, south_token),
+        north: (north, _),
+        mut a,
+        mut b,
+        ..
+    } = instance.casual_seated(&world, "mangala").await;
     a.send(json!({"t": "rematch"})).await;
     a.expect_error(ErrorCode::NotAllowed).await;
     resign_game(&mut a, &mut b).await;
@@ -386,8 +382,7 @@ async fn rematches_swap_sides() {
 
 #[actix_web::test]
 async fn a_hotseat_game_undoes_one_move_at_a_time() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (both, token) = world.player("Both").await;
     let game = instance
         .create(json!({"variant": "oware"}), [seat(both), seat(both)], false)
@@ -449,8 +444,7 @@ async fn room_game_under_way(
 
 #[actix_web::test]
 async fn a_room_nobody_is_in_closes_after_30_minutes() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (game, south_token, north_token) = room_game(&world, &instance).await;
     let (mut a, state) = instance.play(&game, &south_token).await;
     assert!(state.room.is_some());
@@ -488,8 +482,7 @@ async fn a_room_nobody_is_in_closes_after_30_minutes() {
 
 #[actix_web::test]
 async fn a_game_nobody_ever_opens_is_aborted_in_time() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, _), (north, _)) = world.two_players().await;
     let rated = instance.rated("kalah", [seat(south), seat(north)]).await;
     let casual = instance.casual("kalah", [seat(south), seat(north)]).await;
@@ -513,8 +506,7 @@ async fn a_game_nobody_ever_opens_is_aborted_in_time() {
 
 #[actix_web::test]
 async fn a_room_closes_24_hours_after_it_opened() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (game, mut a, mut b) = room_game_under_way(&world, &instance).await;
     world.clock.advance(24 * 3600 * 1000);
     for socket in [&mut a, &mut b] {
@@ -535,8 +527,7 @@ async fn a_room_closes_24_hours_after_it_opened() {
 
 #[actix_web::test]
 async fn a_finished_room_game_is_closed_to_its_players_when_the_room_s_day_ends() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (game, mut a, mut b) = room_game_under_way(&world, &instance).await;
     resign_game(&mut a, &mut b).await;
     // Still open a moment before the day ends: a rematch would be made.
@@ -559,12 +550,8 @@ async fn a_finished_room_game_is_closed_to_its_players_when_the_room_s_day_ends(
 
 #[actix_web::test]
 async fn a_finished_game_whose_series_moved_on_unloads_when_its_sockets_close() {
-    let world = World::new().await;
-    let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = world.two_players().await;
-    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
+    let (world, instance) = World::with_instance().await;
+    let Seated { mut a, mut b, .. } = instance.casual_seated(&world, "kalah").await;
     resign_game(&mut a, &mut b).await;
     a.send(json!({"t": "rematch"})).await;
     b.send(json!({"t": "rematch"})).await;

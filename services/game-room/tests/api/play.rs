@@ -7,7 +7,7 @@ use mancala_proto::game::Side;
 use mancala_proto::game::{GameResult, GameStatus, ServerMessage};
 use serde_json::json;
 
-use crate::helpers::{Instance, World, Ws, seat};
+use crate::helpers::{Instance, Seated, World, Ws, seat};
 use mancala_platform::testing::Proxy;
 
 /// Plays both sockets to the end, the side to move picking pseudo-random
@@ -100,8 +100,7 @@ async fn full_game(instance: &Instance, world: &World, variant: serde_json::Valu
 
 #[actix_web::test]
 async fn kalah_oware_and_mangala_play_to_the_end() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     full_game(&instance, &world, json!({"variant": "kalah"}), true).await;
     full_game(&instance, &world, json!({"variant": "oware"}), false).await;
     full_game(&instance, &world, json!({"variant": "mangala"}), false).await;
@@ -110,12 +109,10 @@ async fn kalah_oware_and_mangala_play_to_the_end() {
 
 #[actix_web::test]
 async fn duplicates_are_answered_and_stale_plies_resynchronised() {
-    let world = World::new().await;
-    let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = world.two_players().await;
-    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
+    let (world, instance) = World::with_instance().await;
+    let Seated {
+        game, mut a, mut b, ..
+    } = instance.casual_seated(&world, "kalah").await;
     a.play_move(1, 1).await;
     let first = a.moved().await;
     assert_eq!(b.moved().await, first);
@@ -161,12 +158,14 @@ async fn duplicates_are_answered_and_stale_plies_resynchronised() {
 
 #[actix_web::test]
 async fn a_reconnecting_player_syncs_exactly_what_they_missed() {
-    let world = World::new().await;
-    let instance = world.instance().await;
-    let ((south, south_token), (north, north_token)) = world.two_players().await;
-    let game = instance.casual("oware", [seat(south), seat(north)]).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
+    let (world, instance) = World::with_instance().await;
+    let Seated {
+        game,
+        north: (_, north_token),
+        mut a,
+        mut b,
+        ..
+    } = instance.casual_seated(&world, "oware").await;
     a.play_move(1, 1).await;
     a.moved().await;
     b.moved().await;
@@ -219,10 +218,9 @@ async fn a_move_is_not_acknowledged_while_postgres_is_away() {
             .replace("127.0.0.1:5432", &format!("127.0.0.1:{}", proxy.port)),
     );
     let instance = world.instance_with(&through, &[]).await;
-    let ((south, south_token), (north, north_token)) = world.two_players().await;
-    let game = instance.casual("kalah", [seat(south), seat(north)]).await;
-    let (mut a, _) = instance.play(&game, &south_token).await;
-    let (mut b, _) = instance.play(&game, &north_token).await;
+    let Seated {
+        game, mut a, mut b, ..
+    } = instance.casual_seated(&world, "kalah").await;
     a.play_move(1, 1).await;
     a.moved().await;
     b.moved().await;

@@ -68,8 +68,7 @@ async fn resign(a: &mut Ws, b: &mut Ws) -> Over {
 
 #[actix_web::test]
 async fn a_seat_never_taken_aborts_the_game_and_never_loses_on_time() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, south_token), (north, _)) = world.two_players().await;
     // A ranked 5+0 game whose North never comes (a tab that died right
     // after `matched`).
@@ -110,8 +109,7 @@ async fn a_seat_never_taken_aborts_the_game_and_never_loses_on_time() {
 
 #[actix_web::test]
 async fn an_end_before_each_side_has_moved_is_an_abort() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let ((south, south_token), (north, north_token)) = world.two_players().await;
     // A resignation at ply 0 (zero-move farming).
     let game = instance.rated("kalah", ranked(south, north)).await;
@@ -172,8 +170,7 @@ async fn offences(world: &World, game: uuid::Uuid) -> Vec<(uuid::Uuid, String)> 
 
 #[actix_web::test]
 async fn an_undo_to_the_start_does_not_abort_a_played_game() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (human, token) = world.player("Human").await;
     let game = instance.casual("kalah", [seat(human), beginner()]).await;
     let (mut ws, _) = instance.play(&game, &token).await;
@@ -205,8 +202,7 @@ async fn an_undo_to_the_start_does_not_abort_a_played_game() {
 
 #[actix_web::test]
 async fn a_stranger_with_a_game_id_wakes_nothing() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (owner, owner_token) = world.player("Owner").await;
     let (_, stranger_token) = world.player("Stranger").await;
     // A timed game against the AI, the AI to move first.
@@ -295,8 +291,7 @@ async fn north_replaced(world: &World, instance: &Instance) -> (Ws, CreatedGame,
 
 #[actix_web::test]
 async fn a_player_whose_seat_the_ai_took_can_only_watch() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (mut a, game, north_token) = north_replaced(&world, &instance).await;
     let (mut back, state) = instance.play(&game, &north_token).await;
     assert_eq!(state.you, None, "North comes back as a watcher");
@@ -425,8 +420,7 @@ async fn games_in_room(world: &World) -> i64 {
 
 #[actix_web::test]
 async fn a_rated_rooms_rematch_needs_both_and_a_leaver_is_never_seated() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let Room {
         game,
         south: mut a,
@@ -477,8 +471,7 @@ async fn a_rated_rooms_rematch_needs_both_and_a_leaver_is_never_seated() {
 
 #[actix_web::test]
 async fn in_a_casual_room_a_seat_never_taken_aborts_and_leaving_ends_the_room() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let Room {
         south: mut a,
         north: mut b,
@@ -590,8 +583,7 @@ async fn a_pair_has_a_few_rated_games_a_day() {
 /// pair limit's worth are rated. The count and the insert are one decision.
 #[actix_web::test]
 async fn rated_games_asked_at_once_for_one_pair_stay_within_the_limit() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (a, _) = world.player("Ann").await;
     let (b, _) = world.player("Ben").await;
     let asks = (0..10).map(|index| {

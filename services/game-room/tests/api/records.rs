@@ -17,8 +17,7 @@ fn created(id: uuid::Uuid) -> mancala_proto::game::CreatedGame {
 
 #[actix_web::test]
 async fn records_histories_and_live_lists() {
-    let world = World::new().await;
-    let instance = world.instance().await;
+    let (world, instance) = World::with_instance().await;
     let (alice, alice_token) = world.player("Alice").await;
     let (bob, _) = world.player("Bob").await;
     let (carol, _) = world.player("Carol").await;

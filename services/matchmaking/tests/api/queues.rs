@@ -180,13 +180,7 @@ async fn two_instances_pair_a_thousand_tickets_exactly_once() {
     let now = app.clock.now_millis();
     let mut players = Vec::new();
     for index in 0..1000 {
-        let id = Uuid::now_v7();
-        sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
-            .bind(id)
-            .bind(format!("Load {index}"))
-            .execute(&app.stores.postgres)
-            .await
-            .unwrap();
+        let id = app.stores.player(&format!("Load {index}")).await.unwrap();
         players.push(id);
     }
     for (index, player) in players.iter().enumerate() {

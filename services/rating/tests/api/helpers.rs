@@ -75,13 +75,7 @@ impl World {
     }
 
     pub(crate) async fn player(&self, name: &str, registered: bool) -> Uuid {
-        let id = Uuid::now_v7();
-        sqlx::query("INSERT INTO players (id, display_name) VALUES ($1, $2)")
-            .bind(id)
-            .bind(name)
-            .execute(&self.stores.postgres)
-            .await
-            .unwrap();
+        let id = self.stores.player(name).await.unwrap();
         if registered {
             sqlx::query(
                 "INSERT INTO credentials (player_id, username, password_hash) VALUES ($1, $2, 'x')",
