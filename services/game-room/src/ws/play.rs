@@ -330,15 +330,12 @@ async fn serve(
                     Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
                     Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
+                    // One at a time: asked again while it is searched, the
+                    // hint on its way is the answer.
+                    Inbound::Message(ClientMessage::Hint) if hint.is_some() => Ok(Vec::new()),
                     Inbound::Message(ClientMessage::Hint) => match handle.hint(seats.to_vec()).await {
-                        Ok(HintAnswer::Search { ply, search }) => {
-                            if hint.is_none() {
-                                let (tell, answer) = oneshot::channel();
-                                deps.ai.think(search, move |outcome| async move {
-                                    let _ = tell.send(outcome);
-                                });
-                                hint = Some((ply, answer));
-                            }
+                        Ok(HintAnswer::Searching { ply, outcome }) => {
+                            hint = Some((ply, outcome));
                             Ok(Vec::new())
                         }
                         Ok(HintAnswer::Refused(refused)) => Ok(vec![refused]),

@@ -10,6 +10,7 @@ use mancala_platform::socket::error_body_text;
 use mancala_proto::bus::{Route, names};
 use mancala_proto::game::ServerMessage;
 use mancala_proto::{ErrorBody, ErrorCode};
+use tokio::sync::oneshot;
 
 use super::state::{Answer, Ask, Counted, Effect, Marks, Reply};
 use super::{Command, HintAnswer, Host, Joined, Outbound, Replier, Stop, commit, encode};
@@ -105,7 +106,10 @@ impl Host {
             (Reply::SeatCheck(check), Replier::SeatCheck(to)) => to.send(check).is_ok(),
             (Reply::Hint(hint), Replier::Hint(to)) => {
                 let answer = match hint {
-                    Ok((ply, search)) => HintAnswer::Search { ply, search },
+                    Ok((ply, search)) => HintAnswer::Searching {
+                        ply,
+                        outcome: self.search_hint(search),
+                    },
                     Err(refused) => HintAnswer::Refused(refused),
                 };
                 to.send(answer).is_ok()
@@ -176,6 +180,16 @@ impl Host {
                 }
             }
         }
+    }
+
+    /// Starts a hint's search on the AI workers; its outcome goes to the
+    /// socket that asked, not through the host (nobody else sees a hint).
+    fn search_hint(&self, search: ai::Request) -> oneshot::Receiver<ai::Outcome> {
+        let (tell, outcome) = oneshot::channel();
+        self.deps.ai.think(search, move |found| async move {
+            let _ = tell.send(found);
+        });
+        outcome
     }
 
     /// The refusal when `player` has undone or asked for hints too much

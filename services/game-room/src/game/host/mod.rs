@@ -82,9 +82,12 @@ pub struct Joined {
 /// What the host answers a hint request.
 #[derive(Debug)]
 pub enum HintAnswer {
-    /// The search to run, and the ply the hint is for (so a client can
-    /// drop one that arrives late).
-    Search { ply: u32, search: ai::Request },
+    /// The search started on the AI workers: the ply the hint is for (so
+    /// a client can drop one that arrives late) and its outcome to come.
+    Searching {
+        ply: u32,
+        outcome: oneshot::Receiver<ai::Outcome>,
+    },
     /// The error to send: not the player's turn, over the limit...
     Refused(ByteString),
 }
