@@ -4,7 +4,7 @@
 
 import { h } from './dom.js';
 import { t } from './i18n.js';
-import { currentPlayer, login, logout, onSessionChange, register } from './api.js';
+import { api, closeAccount, currentPlayer, login, logout, onSessionChange, register } from './api.js';
 import { errorMessage } from './format.js';
 import { toast } from './ui.js';
 
@@ -71,7 +71,47 @@ export function accountPanel() {
         h('button', { type: 'button', class: 'button ghost', text: t('sign_in'), onclick: () => openAccountDialog('login') })));
   }
   return h('div', { class: 'account-panel' },
-    h('button', { type: 'button', class: 'button ghost', 'data-testid': 'logout', text: t('sign_out'), onclick: () => logout().catch((e) => toast(errorMessage(e), 'error')) }));
+    h('div', { class: 'button-row' },
+      h('button', { type: 'button', class: 'button ghost', 'data-testid': 'logout', text: t('sign_out'), onclick: () => logout().catch((e) => toast(errorMessage(e), 'error')) }),
+      h('button', { type: 'button', class: 'button ghost', 'data-testid': 'my-data', text: t('my_data'), onclick: () => downloadMyData().catch((e) => toast(errorMessage(e), 'error')) }),
+      h('button', { type: 'button', class: 'button ghost danger-text', 'data-testid': 'close-account', text: t('close_account'), onclick: openCloseDialog })));
+}
+
+// Everything the site keeps about me, saved as a JSON file.
+async function downloadMyData() {
+  const data = await api('GET', '/v1/me/data');
+  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+  const link = h('a', { href: url, download: 'mancala-arena-data.json' });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function openCloseDialog() {
+  const password = h('input', { type: 'password', autocomplete: 'current-password', required: true, 'data-testid': 'close-password' });
+  const error = h('p', { class: 'error-text', role: 'alert' });
+  const form = h('form', { class: 'account-form', method: 'dialog' },
+    h('p', { text: t('close_account_confirm') }),
+    h('label', { class: 'field' }, h('span', { class: 'field-label', text: t('close_account_password') }), password),
+    error,
+    h('div', { class: 'dialog-actions' },
+      h('button', { type: 'button', class: 'button ghost', text: t('cancel'), onclick: () => dialog.close() }),
+      h('button', { type: 'submit', class: 'button danger', 'data-testid': 'close-confirm', text: t('close_account') })));
+  const dialog = h('dialog', { class: 'dialog', 'data-testid': 'close-dialog', 'aria-label': t('close_account') }, form);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await closeAccount(password.value);
+      dialog.close();
+      toast(t('close_account_done'));
+    } catch (e) {
+      error.textContent = errorMessage(e);
+    }
+  });
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
 }
 
 export function mountAccountWidget(box) {

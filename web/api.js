@@ -78,6 +78,17 @@ export function currentPlayer() {
   return session?.player ?? null;
 }
 
+// The role the access token carries (`player`, `moderator`, `admin`): it
+// shows the moderators' pages; the server checks it on every call.
+export function currentRole() {
+  try {
+    const payload = session.access_token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(atob(payload)).role || 'player';
+  } catch {
+    return 'player';
+  }
+}
+
 export function onSessionChange(fn) {
   listeners.add(fn);
   return () => listeners.delete(fn);
@@ -236,5 +247,13 @@ export async function logout() {
   if (previous) {
     await raw('POST', '/v1/auth/logout', { refresh_token: previous.refresh_token }).catch(() => {});
   }
+  await startGuest();
+}
+
+// Closes the signed-in account (the server ends every session of it),
+// then carries on as a new guest, as after signing out.
+export async function closeAccount(password) {
+  await api('POST', '/v1/me/close', { password });
+  save(null, 'logout');
   await startGuest();
 }

@@ -2,7 +2,7 @@
 // then the page for the address.
 
 import { applyI18n, getLang, setLang, t } from './i18n.js';
-import { currentPlayer, ensureSession, onSessionChange } from './api.js';
+import { currentPlayer, currentRole, ensureSession, onSessionChange } from './api.js';
 import { mountAccountWidget } from './account.js';
 import { reload, startRouter } from './router.js';
 import { errorMessage } from './format.js';
@@ -43,6 +43,12 @@ async function boot() {
     }
   }
   mountAccountWidget(document.querySelector('.account'));
+  // The moderators' link only for those with the role (the pages and the
+  // server check it again).
+  const modLink = document.querySelector('[data-nav="mod"]');
+  const showModLink = () => { modLink.hidden = !['moderator', 'admin'].includes(currentRole()); };
+  showModLink();
+  onSessionChange(showModLink);
   let playerId = currentPlayer()?.id;
   onSessionChange((player) => {
     if (!player || player.id === playerId) return;

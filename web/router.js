@@ -14,6 +14,10 @@ const routes = [
   { pattern: '/game/:id', nav: null, load: () => import('./pages/game.js'), mode: 'play' },
   { pattern: '/watch/:id', nav: null, load: () => import('./pages/game.js'), mode: 'watch' },
   { pattern: '/player/:id', nav: 'player', load: () => import('./pages/player.js') },
+  { pattern: '/mod', nav: 'mod', load: () => import('./pages/mod-reports.js') },
+  { pattern: '/mod/live', nav: 'mod', load: () => import('./pages/mod-live.js') },
+  { pattern: '/mod/log', nav: 'mod', load: () => import('./pages/mod-log.js') },
+  { pattern: '/mod/player/:id', nav: 'mod', load: () => import('./pages/mod-player.js') },
 ];
 
 function match(path) {

@@ -22,6 +22,8 @@ pub enum ErrorCode {
     TokenInvalid,
     Forbidden,
     InvalidCredentials,
+    /// The account was closed (by a moderator, or by its player).
+    AccountClosed,
     UsernameTaken,
     AlreadyRegistered,
     NotFound,
@@ -92,7 +94,7 @@ pub const CLOSE_ROOM_CLOSED: u16 = 4002;
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 29] = [
+    pub const ALL: [ErrorCode; 30] = [
         ErrorCode::MalformedJson,
         ErrorCode::UnknownField,
         ErrorCode::InvalidInput,
@@ -102,6 +104,7 @@ impl ErrorCode {
         ErrorCode::TokenInvalid,
         ErrorCode::Forbidden,
         ErrorCode::InvalidCredentials,
+        ErrorCode::AccountClosed,
         ErrorCode::UsernameTaken,
         ErrorCode::AlreadyRegistered,
         ErrorCode::NotFound,
@@ -136,6 +139,7 @@ impl ErrorCode {
             ErrorCode::TokenInvalid => "token_invalid",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::InvalidCredentials => "invalid_credentials",
+            ErrorCode::AccountClosed => "account_closed",
             ErrorCode::UsernameTaken => "username_taken",
             ErrorCode::AlreadyRegistered => "already_registered",
             ErrorCode::NotFound => "not_found",
@@ -167,7 +171,7 @@ impl ErrorCode {
             | ErrorCode::TokenExpired
             | ErrorCode::TokenInvalid
             | ErrorCode::InvalidCredentials => 401,
-            ErrorCode::Forbidden | ErrorCode::RankedBanned => 403,
+            ErrorCode::Forbidden | ErrorCode::RankedBanned | ErrorCode::AccountClosed => 403,
             ErrorCode::NotFound => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::RequestTimeout => 408,
@@ -218,9 +222,12 @@ impl ErrorCode {
                 "The token is forged, malformed, revoked or for another audience."
             }
             ErrorCode::Forbidden => {
-                "The player may not do this (for example, move in a seat that is not theirs)."
+                "The player may not do this (for example, move in a seat that is not theirs, or use a moderator's route without the role)."
             }
             ErrorCode::InvalidCredentials => "The username or password is wrong.",
+            ErrorCode::AccountClosed => {
+                "The account is closed (by a moderator, or by its player): it cannot sign in."
+            }
             ErrorCode::UsernameTaken => "The username is already taken, in any letter case.",
             ErrorCode::AlreadyRegistered => {
                 "The player already has a username; log in instead of registering again."
@@ -250,7 +257,7 @@ impl ErrorCode {
                 "The player has a ranked game in progress (its id is in `game_id`): one at a time."
             }
             ErrorCode::RankedBanned => {
-                "The player is banned from ranked play for a while for not playing games (no-starts, aborts, leaving, letting the clock run, quick resignations); `retry_after` says when it ends, `GET /v1/me/fair-play` why."
+                "The player is banned from ranked play for a while for not playing games (no-starts, aborts, leaving, letting the clock run, quick resignations) or by a moderator; `retry_after` says when it ends, `GET /v1/me/fair-play` why."
             }
             ErrorCode::StalePly => "The move's ply is not the next one; a fresh `state` follows.",
             ErrorCode::Unavailable => "A store the service needs is unreachable; retry shortly.",

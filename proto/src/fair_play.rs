@@ -80,4 +80,8 @@ pub struct FairPlayStanding {
     /// Seconds until ranked play is open again; absent when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub banned_secs: Option<u64>,
+    /// What moderators put on the account that stands now: a warning not
+    /// yet dismissed, a ranked ban, a mark; each with why and until when.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sanctions: Vec<crate::moderation::SanctionNotice>,
 }

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fair_play;
 pub mod game;
 pub mod lobby;
+pub mod moderation;
 pub mod rating;
 pub mod schema;
 pub mod variant;

@@ -61,8 +61,9 @@ pub struct Eligibility {
 #[serde(deny_unknown_fields)]
 pub struct MyRank {
     pub rank: Option<u64>,
-    /// `guest`, `no_rating`, `provisional` (RD too high), `few_games` or
-    /// `inactive`, when unranked.
+    /// `guest`, `no_rating`, `provisional` (RD too high), `few_games`,
+    /// `inactive`, `closed` (the account) or `marked` (as a booster or an
+    /// engine), when unranked.
     pub reason: Option<String>,
 }
 
@@ -99,4 +100,37 @@ pub struct RatingPoint {
     /// RFC 3339.
     pub at: String,
     pub rating: f64,
+    /// The mark (on either player) that voids this game: it moved nobody's
+    /// rating, and `rating` is the rating as it stood.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voided_by: Option<MarkKind>,
+}
+
+/// A moderator's mark on an account whose rated games then count for
+/// nobody.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkKind {
+    /// Lost on purpose to raise another's rating, or won against accounts
+    /// they control.
+    Booster,
+    /// Played with an engine's help.
+    Engine,
+}
+
+impl MarkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarkKind::Booster => "booster",
+            MarkKind::Engine => "engine",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<MarkKind> {
+        match text {
+            "booster" => Some(MarkKind::Booster),
+            "engine" => Some(MarkKind::Engine),
+            _ => None,
+        }
+    }
 }

@@ -125,6 +125,9 @@ export ARENA_URL="$base"
 # For tests that stand in for time passing (a room's day running out).
 export ARENA_DATABASE_URL="postgres://$pg_user@$pg_host:$pg_port/$db"
 export ARTIFACTS="$root/tests/artifacts/browser"
+# For the moderation tests: the site owner's command line against the same stores.
+export ARENA_ADMIN_BIN="$(dirname "$bin")/mancala-admin"
+export ARENA_REDIS_URL="$redis_url" ARENA_REDIS_PREFIX="$prefix"
 # Arguments name test files to run (all of them when none are given).
 if [ "$#" -gt 0 ]; then tests=("$@"); else tests=("$here"/tests/*.test.mjs); fi
 # Bounded twice: a test that hangs fails on its own (3 min; the longest

@@ -12,7 +12,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Arena, WAIT};
-use mancala_tests::harness::{Guest, Ws, call, registered_player, request};
+use mancala_tests::harness::{Guest, Ws, call, request};
 use serde_json::{Value, json};
 
 const KALAH_3_2: &str = "kalah:3+2";
@@ -39,11 +39,6 @@ async fn join(lobby: &mut Ws, queue: &str) -> Value {
             return message;
         }
     }
-}
-
-async fn registered(arena: &Arena, name: &str) -> Guest {
-    let (id, token) = registered_player(arena.base(), name).await;
-    Guest { id, token }
 }
 
 async fn standing(arena: &Arena, who: &Guest) -> Value {
@@ -175,10 +170,10 @@ async fn farm(arena: &Arena, farmer: &Guest, sybils: &[Guest]) -> f64 {
 #[actix_rt::test]
 async fn a_sybil_farm_of_registered_accounts_from_one_address_gains_less_than_100() {
     let arena = Arena::start(&[]).await;
-    let farmer = registered(&arena, "farmer").await;
+    let farmer = arena.registered("farmer").await;
     let mut sybils = Vec::new();
     for n in 0..6 {
-        sybils.push(registered(&arena, &format!("sybil{n}")).await);
+        sybils.push(arena.registered(&format!("sybil{n}")).await);
     }
     let rating = farm(&arena, &farmer, &sybils).await;
     println!("the farmer after 30 games against 6 registered sybils: {rating:.1}");
@@ -208,7 +203,7 @@ async fn a_sybil_farm_of_registered_accounts_from_one_address_gains_less_than_10
 #[actix_rt::test]
 async fn a_farm_of_guests_moves_a_registered_account_not_at_all() {
     let arena = Arena::start(&[]).await;
-    let farmer = registered(&arena, "farmer").await;
+    let farmer = arena.registered("farmer").await;
     let mut sybils = Vec::new();
     for _ in 0..6 {
         sybils.push(arena.guest().await);
@@ -231,7 +226,7 @@ async fn a_griefer_who_never_starts_is_refused_ranked_play_by_the_fourth_try() {
     for round in 0..3 {
         // A fresh guest every time, as a griefer would.
         let griefer = arena.guest().await;
-        let victim = registered(&arena, &format!("victim{round}")).await;
+        let victim = arena.registered(&format!("victim{round}")).await;
         let (mut g, mut v) = (arena.lobby(&griefer).await, arena.lobby(&victim).await);
         let joined = join(&mut g, KALAH_3_2).await;
         assert_eq!(joined["t"], "queue_status", "round {round}: {joined}");
@@ -285,7 +280,7 @@ async fn a_griefer_who_never_starts_is_refused_ranked_play_by_the_fourth_try() {
         told["banned_secs"]
     );
     // Nor can it accept a rated invite; a casual one stays open to it.
-    let host = registered(&arena, "host").await;
+    let host = arena.registered("host").await;
     let code = arena.invite(&host, Arena::rated_invite()).await;
     let (status, body) = arena.accept(&griefer, &code).await;
     assert_eq!(
@@ -296,7 +291,7 @@ async fn a_griefer_who_never_starts_is_refused_ranked_play_by_the_fourth_try() {
     let casual = arena.room(&host, &griefer, false, None).await;
     assert!(!casual.is_empty());
     // A registered player on the same network is judged by their own record.
-    let mut honest = arena.lobby(&registered(&arena, "honest").await).await;
+    let mut honest = arena.lobby(&arena.registered("honest").await).await;
     let joined = join(&mut honest, KALAH_3_2).await;
     assert_eq!(joined["t"], "queue_status", "{joined}");
     arena.stores.cleanup().await.unwrap();
@@ -310,7 +305,7 @@ async fn a_griefer_who_never_starts_is_refused_ranked_play_by_the_fourth_try() {
 async fn with_default_settings_a_griefers_victim_plays_within_90_seconds() {
     let arena = Arena::start_default().await;
     let griefer = arena.guest().await;
-    let victim = registered(&arena, "victim").await;
+    let victim = arena.registered("victim").await;
     let started = Instant::now();
     let (mut g, mut v) = (arena.lobby(&griefer).await, arena.lobby(&victim).await);
     join(&mut g, KALAH_3_2).await;
@@ -355,11 +350,11 @@ async fn with_default_settings_a_griefers_victim_plays_within_90_seconds() {
 #[actix_rt::test]
 async fn resigning_at_once_when_seated_second_picks_no_side_and_is_sanctioned() {
     let arena = Arena::start(&[]).await;
-    let picker = registered(&arena, "picker").await;
+    let picker = arena.registered("picker").await;
     let mut lobby = arena.lobby(&picker).await;
     let (mut declined, mut seats) = (0, Vec::new());
     for round in 0.. {
-        let opponent = registered(&arena, &format!("opponent{round}")).await;
+        let opponent = arena.registered(&format!("opponent{round}")).await;
         let joined = join(&mut lobby, KALAH_3_2).await;
         if joined["t"] == "error" {
             assert_eq!(joined["d"]["code"], "ranked_banned", "{joined}");
@@ -439,7 +434,7 @@ async fn registering_ends_the_guests_old_token_at_once() {
 #[actix_rt::test]
 async fn a_sign_in_sign_out_loop_is_refused_past_the_limit() {
     let arena = Arena::start(&[]).await;
-    registered(&arena, "looper").await;
+    arena.registered("looper").await;
     let revoked_list = || async {
         let listed: u64 = redis::cmd("XLEN")
             .arg(format!("{}sessions:revoked", arena.stores.prefix))

@@ -12,6 +12,7 @@ import { clock, hasStores, number, reasonText, seatName, signed, timeControlLabe
 import { betweenPeople, clockValues, countdownLeft, hasAi, isHotseat, isLive, isPlayer } from './model.js';
 import { showAnalysis } from './analysis.js';
 import { canPlayAgain } from './again.js';
+import { reportButton } from '../report.js';
 
 function button(testid, onclick, extra = {}) {
   return h('button', { type: 'button', class: 'button', 'data-testid': testid, onclick, ...extra });
@@ -63,7 +64,8 @@ export function createGameView({ onPlay, onAction }) {
     h('p', { class: 'result-score' }),
     h('p', { class: 'result-reason' }),
     h('div', { class: 'result-rating', 'data-testid': 'rating-change' }),
-    h('div', { class: 'result-analysis', 'data-testid': 'analysis' }));
+    h('div', { class: 'result-analysis', 'data-testid': 'analysis' }),
+    h('div', { class: 'result-report' }));
   // The game whose analysis the result shows (asked for once).
   let analysed = null;
 
@@ -303,6 +305,11 @@ export function createGameView({ onPlay, onAction }) {
     setText(result.querySelector('.result-score'), summary.score);
     setText(result.querySelector('.result-reason'), game.result ? reasonLine(game.result) : '');
     result.querySelector('.result-rating').replaceChildren(...ratingLines(game, ctx));
+    // A person I played against can be reported, naming this game.
+    const opponent = game.you === null || game.you === undefined ? null : game.seats[1 - game.you];
+    const reportable = !live && !ctx.watching && !hotseat && opponent?.player && !opponent.ai;
+    result.querySelector('.result-report').replaceChildren(
+      reportable ? reportButton({ id: opponent.player, name: opponent.name }, { game: game.id }) : '');
     if (!live && game.result && game.result.result !== 'aborted' && analysed !== game.id) {
       analysed = game.id;
       showAnalysis(result.querySelector('.result-analysis'), game.id, [nameOf(game, 0), nameOf(game, 1)]);

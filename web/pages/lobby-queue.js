@@ -6,11 +6,11 @@
 
 import { h, setText } from '../dom.js';
 import { t } from '../i18n.js';
-import { currentPlayer, forceRefresh, freshToken, get } from '../api.js';
+import { currentPlayer, forceRefresh, freshToken, get, post } from '../api.js';
 import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { VARIANTS, parseQueue, seconds, sortQueues, timeControlLabel, variantName, waitText } from '../format.js';
-import { toast, toastError } from '../ui.js';
+import { toastError } from '../ui.js';
 
 // Until the first figures arrive; after that the queues are the server's.
 const DEFAULT_QUEUES = ['kalah:3+2', 'kalah:10+5', 'oware:3+2', 'oware:10+5', 'mangala:3+2', 'mangala:10+5'];
@@ -71,7 +71,8 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
     joinButton.disabled = !pickable().length || banned();
     drawNotice();
     body.replaceChildren(
-      (standing?.warned || banned()) && notice,
+      moderatorNotices(),
+      (standing?.warned || standing?.bannedUntil > Date.now()) && notice,
       h('p', { class: 'queue-hint muted', id: 'queue-hint', text: t('pick_queues') }),
       h('div', { class: 'queue-choice', 'data-testid': 'ranked-queues' },
         groups.map(([variant, list]) => h('div', { class: 'queue-group', role: 'group', 'aria-label': variantName(variant), 'aria-describedby': 'queue-hint' },
@@ -118,13 +119,13 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
   }
 
   function banned() {
-    return Boolean(standing?.bannedUntil && standing.bannedUntil > Date.now());
+    return Boolean((standing?.bannedUntil && standing.bannedUntil > Date.now()) || standing?.sanctions?.some(closesRanked));
   }
 
   // The ban's time left counts down here; its end opens the queues again.
   function drawNotice() {
     if (!standing) return;
-    if (banned()) {
+    if (standing.bannedUntil > Date.now()) {
       const left = Math.ceil((standing.bannedUntil - Date.now()) / 1000);
       notice.classList.add('banned');
       setText(notice, t('fair_play_banned', { wait: waitText(left), n: standing.count }));
@@ -141,8 +142,43 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
       bannedUntil: record.banned_secs > 0 ? receivedAt + record.banned_secs * 1000 : 0,
       count: record.offences?.length ?? standing?.count ?? 0,
       windowSecs: record.window_secs ?? standing?.windowSecs ?? 3600,
+      // A moderator's: { id, kind, reason, until (ms, 0: until lifted) }.
+      sanctions: (record.sanctions ?? standing?.sanctions ?? []).map((s) => ({
+        id: s.id, kind: s.kind, reason: s.reason,
+        until: s.until ?? (s.ends_in_secs != null ? receivedAt + s.ends_in_secs * 1000 : 0),
+      })),
     };
+    if (standing.sanctions.some(closesRanked)) waiting.clear();
     if (!waiting.size || banned() !== wasBanned) draw();
+  }
+
+  function closesRanked(sanction) {
+    return sanction.kind !== 'warning' && (!sanction.until || sanction.until > Date.now());
+  }
+
+  // What a moderator put on the account: why, and until when; a warning
+  // stays until the player says they read it.
+  function moderatorNotices() {
+    const shown = (standing?.sanctions ?? []).filter((s) => s.kind === 'warning' || closesRanked(s));
+    if (!shown.length) return null;
+    return h('div', { class: 'fair-play-notice banned', 'data-testid': 'moderator-notices', role: 'status' }, shown.map((s) => {
+      let text;
+      if (s.kind === 'warning') text = t('notice_warning', { reason: s.reason });
+      else if (s.kind === 'ranked_ban') {
+        text = s.until ? t('notice_ranked_ban', { wait: waitText(Math.ceil((s.until - Date.now()) / 1000)), reason: s.reason })
+          : t('notice_ranked_ban_forever', { reason: s.reason });
+      } else text = t('notice_mark', { reason: s.reason });
+      return h('p', { 'data-testid': `moderator-notice-${s.kind}` }, text, s.kind === 'warning' ? h('button', {
+        type: 'button', class: 'button small ghost', 'data-testid': 'notice-dismiss', text: t('notice_dismiss'),
+        onclick: async () => {
+          try {
+            await post(`/v1/me/warnings/${s.id}/seen`);
+            standing.sanctions = standing.sanctions.filter((other) => other.id !== s.id);
+            draw();
+          } catch (e) { toastError(e); }
+        },
+      }) : null);
+    }));
   }
 
   // The server sends each queue's status once a tick; the countdowns run
@@ -193,10 +229,9 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
     if (!names.length) return;
     for (const name of names) {
       if (waiting.has(name)) continue;
-      if (!sendJoin(name)) {
-        toast(t('reconnecting'), 'error');
-        break;
-      }
+      // A socket still connecting (the lobby is redrawn as a sign-in lands)
+      // sends the join as it opens: the click is not lost.
+      sendJoin(name);
       waiting.set(name, { joinedAt: Date.now(), rejoinedAt: 0, status: null, statusAt: 0, info: null });
     }
     draw();
@@ -267,9 +302,8 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
     onStatus: async (status) => {
       if (status !== 'open') return;
       opened += 1;
-      if (opened > 1 && waiting.size && !(await findMissedMatch())) {
-        for (const name of waiting.keys()) sendJoin(name);
-      }
+      if (!waiting.size || (opened > 1 && await findMissedMatch())) return;
+      for (const name of waiting.keys()) sendJoin(name);
     },
     onMessage: (message) => {
       switch (message.t) {

@@ -8,6 +8,7 @@ import { VARIANTS, errorMessage, number, variantName } from '../format.js';
 import { ratingChart } from '../chart.js';
 import { gameList } from './game-list.js';
 import { accountPanel } from '../account.js';
+import { reportButton } from '../report.js';
 
 export function mount(root, { id }) {
   let profile = null;
@@ -89,7 +90,8 @@ export function mount(root, { id }) {
       body = [
         h('div', { class: 'profile-head' },
           h('h1', { class: 'page-title', 'data-testid': 'profile-name', text: profile.name }),
-          h('span', { class: 'badge', text: profile.guest ? t('guest') : t('registered') })),
+          h('span', { class: 'badge', text: profile.guest ? t('guest') : t('registered') }),
+          !me && currentPlayer() ? reportButton({ id: profile.id, name: profile.name }) : null),
         me ? accountPanel() : null,
         ratingCards(),
         h('h2', { text: t('rating_history', { variant: variantName(variant) }) }),

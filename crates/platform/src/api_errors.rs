@@ -29,6 +29,14 @@ pub struct BadQuery(pub ErrorBody);
 )]
 pub struct Unauthenticated(pub ErrorBody);
 
+/// A moderators' route asked without the role.
+#[derive(IntoResponses)]
+#[response(
+    status = 403,
+    description = "`forbidden`: the token carries no moderator's role (or, for an admin's route, no admin's)"
+)]
+pub struct Forbidden(pub ErrorBody);
+
 /// Nothing by that id.
 #[derive(IntoResponses)]
 #[response(status = 404, description = "`not_found`")]

@@ -12,6 +12,7 @@ use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::{FromRequest, HttpRequest, web};
 use mancala_proto::ErrorCode;
+use mancala_proto::moderation::Role;
 use uuid::Uuid;
 
 use crate::clock::Clock;
@@ -33,6 +34,7 @@ pub struct Authenticator {
 pub struct SocketIdentity {
     pub player: Uuid,
     pub session: Option<String>,
+    pub role: Role,
 }
 
 impl Authenticator {
@@ -84,6 +86,7 @@ impl Authenticator {
         Ok(SocketIdentity {
             player,
             session: claims.sid,
+            role: claims.role,
         })
     }
 
@@ -101,6 +104,31 @@ impl Authenticator {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Authenticated {
     pub player_id: Uuid,
+    /// As the token carries it: a role taken away ends the sessions whose
+    /// tokens carried it.
+    pub role: Role,
+}
+
+/// A request from a moderator or an admin; anyone else is refused with
+/// `forbidden` (403), whatever the route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moderator {
+    pub player_id: Uuid,
+    pub role: Role,
+}
+
+impl Moderator {
+    /// Refuses a moderator who is not an admin.
+    pub fn admin(&self) -> Result<(), ApiError> {
+        if self.role == Role::Admin {
+            Ok(())
+        } else {
+            Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "only an admin may do this",
+            ))
+        }
+    }
 }
 
 /// A request with a valid bearer token, or with none.
@@ -134,8 +162,10 @@ fn authenticate(request: &HttpRequest) -> Result<Option<Authenticated>, ApiError
             tracing::error!("no Authenticator in app data");
             ApiError::internal()
         })?;
+    let identity = authenticator.identify(token)?;
     Ok(Some(Authenticated {
-        player_id: authenticator.player(token)?,
+        player_id: identity.player,
+        role: identity.role,
     }))
 }
 
@@ -149,6 +179,29 @@ impl FromRequest for Authenticated {
                 ApiError::new(ErrorCode::Unauthenticated, "an access token is required")
             })
         }))
+    }
+}
+
+impl FromRequest for Moderator {
+    type Error = ApiError;
+    type Future = Ready<Result<Moderator, ApiError>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let caller = match Authenticated::from_request(request, payload).into_inner() {
+            Ok(caller) => caller,
+            Err(error) => return ready(Err(error)),
+        };
+        ready(if caller.role.moderates() {
+            Ok(Moderator {
+                player_id: caller.player_id,
+                role: caller.role,
+            })
+        } else {
+            Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "this needs a moderator's role",
+            ))
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::SigningKey;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use mancala_proto::moderation::Role;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +29,10 @@ pub struct Claims {
     /// out revokes it (`mancala_platform::revocation`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sid: Option<String>,
+    /// What the player may do beyond playing; absent for a player. Taking
+    /// a role away ends the player's sessions, so no token outlives it.
+    #[serde(default, skip_serializing_if = "Role::is_player")]
+    pub role: Role,
 }
 
 /// Why a token was refused. Both map to 401; the client refreshes on
@@ -104,17 +109,18 @@ impl TokenSigner {
 
     /// An access token for `subject`, issued at `now` (Unix seconds).
     pub fn issue(&self, subject: &str, now: u64) -> Result<String, KeyError> {
-        self.sign(subject, None, now)
+        self.sign(subject, None, Role::Player, now)
     }
 
-    /// An access token for `subject` in session `session`.
+    /// An access token for `subject` in session `session`, with `role`.
     pub fn issue_in_session(
         &self,
         subject: &str,
         session: &str,
+        role: Role,
         now: u64,
     ) -> Result<String, KeyError> {
-        self.sign(subject, Some(session.to_owned()), now)
+        self.sign(subject, Some(session.to_owned()), role, now)
     }
 
     /// How long the tokens it issues last, in seconds.
@@ -122,7 +128,13 @@ impl TokenSigner {
         self.ttl_seconds
     }
 
-    fn sign(&self, subject: &str, sid: Option<String>, now: u64) -> Result<String, KeyError> {
+    fn sign(
+        &self,
+        subject: &str,
+        sid: Option<String>,
+        role: Role,
+        now: u64,
+    ) -> Result<String, KeyError> {
         let claims = Claims {
             sub: subject.to_owned(),
             iss: self.issuer.clone(),
@@ -130,6 +142,7 @@ impl TokenSigner {
             iat: now,
             exp: now.saturating_add(self.ttl_seconds),
             sid,
+            role,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::EdDSA), &claims, &self.key)
             .map_err(|e| KeyError(e.to_string()))
@@ -228,6 +241,8 @@ mod tests {
             iat: NOW,
             exp: NOW + 900,
             sid: None,
+            // A player who promotes themself: the signature gives it away.
+            role: Role::Admin,
         };
         parts[1] = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&forged).unwrap());
         assert_eq!(

@@ -32,7 +32,7 @@ pub mod testing;
 pub mod values;
 
 pub use admission::{Admission, GameInProgress};
-pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, SocketIdentity};
+pub use auth::{Authenticated, Authenticator, MaybeAuthenticated, Moderator, SocketIdentity};
 pub use clock::Clock;
 pub use config::Settings;
 pub use http::{ApiError, ApiRoutes, Readiness, configure_health, json_config};

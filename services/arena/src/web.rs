@@ -29,6 +29,10 @@ const CLIENT_ROUTES: &[&str] = &[
     "/game/{id}",
     "/watch/{id}",
     "/player/{id}",
+    "/mod",
+    "/mod/live",
+    "/mod/log",
+    "/mod/player/{id}",
 ];
 
 /// With no build step there are no hashed file names, so nothing may be
@@ -232,6 +236,9 @@ mod tests {
         "/game/0190d2d4-0000-7000-8000-000000000000",
         "/watch/0190d2d4-0000-7000-8000-000000000000",
         "/player/0190d2d4-0000-7000-8000-000000000000",
+        "/mod",
+        "/mod/log",
+        "/mod/player/0190d2d4-0000-7000-8000-000000000000",
     ];
 
     fn header(response: &actix_web::dev::ServiceResponse, name: &str) -> Option<String> {

@@ -143,6 +143,7 @@ impl Matchmaking {
                 "GET, HEAD, DELETE",
             )
             .api_route("/v1/invites/{code}/accept", Method::POST, invites::accept)
+            .configure(moderation_routes)
             .configure(openapi::configure);
     }
 
@@ -167,6 +168,33 @@ impl Matchmaking {
             }
         });
     }
+}
+
+/// Reports, the players' side of moderation, and the moderators' routes.
+fn moderation_routes(config: &mut web::ServiceConfig) {
+    use crate::moderation::routes;
+    config
+        .api_route("/v1/reports", Method::POST, routes::report)
+        .api_route("/v1/me/close", Method::POST, routes::close_mine)
+        .api_route("/v1/me/data", Method::GET, routes::my_data)
+        .api_route(
+            "/v1/me/warnings/{id}/seen",
+            Method::POST,
+            routes::warning_seen,
+        )
+        .api_route("/v1/mod/reports", Method::GET, routes::report_queue)
+        .api_route(
+            "/v1/mod/reports/{id}/close",
+            Method::POST,
+            routes::close_report,
+        )
+        .api_route("/v1/mod/players", Method::GET, routes::search)
+        .api_route("/v1/mod/players/{id}", Method::GET, routes::account)
+        .api_route("/v1/mod/players/{id}/actions", Method::POST, routes::act)
+        .api_route("/v1/mod/players/{id}/notes", Method::POST, routes::note)
+        .api_route("/v1/mod/sanctions/{id}/lift", Method::POST, routes::lift)
+        .api_route("/v1/mod/recomputes/{id}", Method::GET, routes::recompute)
+        .api_route("/v1/mod/log", Method::GET, routes::log);
 }
 
 /// The matchmaking binary: stores connected, migrations run, server bound.

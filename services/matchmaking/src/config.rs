@@ -140,6 +140,12 @@ pub struct PlayerLimits {
     /// Invites one player may have waiting.
     #[arg(env = "APP_LIMIT_OPEN_INVITES", default_value_t = 10)]
     pub open_invites: u32,
+    /// Reports one player may file, `max/window_seconds`: enough to report
+    /// everyone who spoiled an evening, too few to flood the moderators'
+    /// queue. Reporting the same player for the same reason again while
+    /// the first is open adds nothing and does not count.
+    #[arg(env = "APP_LIMIT_REPORTS_PER_PLAYER", default_value = "10/86400")]
+    pub reports: Limit,
 }
 
 impl MatchSettings {

@@ -67,12 +67,8 @@ pub(crate) async fn create(
     deps.admission.admit("new_game")?;
     let body = body.into_inner();
     crate::games::check_time_control(body.time_control)?;
-    if body.rated
-        && let Some(seconds) = crate::fair_play::standing(&deps, caller.player_id)
-            .await?
-            .banned_secs
-    {
-        return Err(crate::fair_play::banned(seconds));
+    if body.rated {
+        crate::fair_play::ranked_open(&deps, caller.player_id).await?;
     }
     if body.rated && body.time_control.is_none() {
         // Without a clock the side to move could stall a rated game for
@@ -255,10 +251,9 @@ pub(crate) async fn accept(
                 "the player who invited you is in a ranked game; try again when it ends",
             ));
         }
-        if crate::fair_play::standing(&deps, invite.creator.id)
-            .await?
-            .banned_secs
-            .is_some()
+        if crate::fair_play::ranked_open(&deps, invite.creator.id)
+            .await
+            .is_err()
         {
             return Err(ApiError::new(
                 ErrorCode::NotAllowed,

@@ -13,6 +13,7 @@ pub(crate) mod games;
 pub(crate) mod invites;
 pub(crate) mod limits;
 pub(crate) mod lobby;
+pub mod moderation;
 pub mod openapi;
 pub(crate) mod pairer;
 pub mod queue;
@@ -29,3 +30,5 @@ pub fn declaration() -> mancala_platform::cli::Declaration {
         .with::<AccountSettings>()
         .with::<MatchSettings>()
 }
+
+pub use moderation::{GrantError, grant_role, staff};

@@ -317,12 +317,13 @@ impl Lobby {
     }
 
     /// The player's fair-play record, when it says something (a warning,
-    /// a ban): at sign-in, and with a refused queue entry.
+    /// a ban, a moderator's sanction): at sign-in, and with a refused
+    /// queue entry.
     async fn fair_play(&mut self, player: Uuid) {
         let Ok(standing) = crate::fair_play::standing(&self.deps, player).await else {
             return;
         };
-        if standing.warned || standing.banned_secs.is_some() {
+        if standing.warned || standing.banned_secs.is_some() || !standing.sanctions.is_empty() {
             self.send(&LobbyServerMessage::FairPlay(standing)).await;
         }
     }

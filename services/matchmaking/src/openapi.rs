@@ -9,7 +9,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::accounts::routes;
-use crate::{fair_play, games, invites};
+use crate::{fair_play, games, invites, moderation};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -36,6 +36,19 @@ use crate::{fair_play, games, invites};
         invites::accept,
         invites::mine,
         invites::cancel,
+        moderation::routes::report,
+        moderation::routes::warning_seen,
+        moderation::routes::close_mine,
+        moderation::routes::my_data,
+        moderation::routes::report_queue,
+        moderation::routes::search,
+        moderation::routes::account,
+        moderation::routes::act,
+        moderation::routes::lift,
+        moderation::routes::note,
+        moderation::routes::close_report,
+        moderation::routes::recompute,
+        moderation::routes::log,
     ),
     components(schemas(ErrorCode)),
     modifiers(&BearerAuth),
@@ -44,6 +57,8 @@ use crate::{fair_play, games, invites};
         (name = "lobby", description = "Ranked queues are joined over the lobby socket, \
             GET /v1/lobby (see proto/schema/lobby-*.json); the figures are here"),
         (name = "invites", description = "Friend invites by link"),
+        (name = "moderation", description = "Reports (any player) and the moderators' \
+            console (`/v1/mod/*`: a moderator's or an admin's token; anyone else gets 403)"),
     )
 )]
 pub struct ApiDoc;

@@ -24,6 +24,10 @@ pub enum BoardError {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Standing {
     pub registered: bool,
+    /// Closed by a moderator or by the player.
+    pub closed: bool,
+    /// Marked as a booster or an engine: their games count for nobody.
+    pub marked: bool,
     pub rating: Rating,
     pub games: u32,
     /// Days since the last rated game.
@@ -36,7 +40,11 @@ pub fn unranked_reason(
     rules: &RatingRules,
     eligibility: &Eligibility,
 ) -> Option<&'static str> {
-    if !standing.registered {
+    if standing.closed {
+        Some("closed")
+    } else if standing.marked {
+        Some("marked")
+    } else if !standing.registered {
         Some("guest")
     } else if standing.games < eligibility.min_games {
         Some("few_games")
@@ -68,8 +76,12 @@ async fn standings(
     let rows = sqlx::query!(
         r#"SELECT r.player_id, r.rating, r.rd, r.volatility, r.games,
                   r.last_rated_at AS last_rated,
-                  EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = r.player_id) AS "registered!"
-           FROM ratings r
+                  EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = r.player_id) AS "registered!",
+                  p.closed_at IS NOT NULL AS "closed!",
+                  EXISTS (SELECT 1 FROM sanctions s
+                          WHERE s.player_id = r.player_id AND s.kind IN ('booster', 'engine')
+                            AND s.lifted_at IS NULL) AS "marked!"
+           FROM ratings r JOIN players p ON p.id = r.player_id
            WHERE r.variant = $1 AND ($2::uuid IS NULL OR r.player_id = $2)"#,
         variant.as_str(),
         player,
@@ -81,6 +93,8 @@ async fn standings(
         .map(|row| {
             let standing = Standing {
                 registered: row.registered,
+                closed: row.closed,
+                marked: row.marked,
                 rating: Rating {
                     rating: row.rating,
                     rd: row.rd,
@@ -239,6 +253,8 @@ mod tests {
         };
         let good = Standing {
             registered: true,
+            closed: false,
+            marked: false,
             rating: Rating {
                 rating: 1700.0,
                 rd: 60.0,
@@ -257,6 +273,20 @@ mod tests {
             Some("guest")
         );
         assert_eq!(check(Standing { games: 9, ..good }), Some("few_games"));
+        assert_eq!(
+            check(Standing {
+                closed: true,
+                ..good
+            }),
+            Some("closed")
+        );
+        assert_eq!(
+            check(Standing {
+                marked: true,
+                ..good
+            }),
+            Some("marked")
+        );
         assert_eq!(
             check(Standing {
                 idle_days: 31.0,

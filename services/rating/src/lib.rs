@@ -8,7 +8,10 @@ pub mod config;
 pub mod context;
 pub mod glicko;
 pub mod leaderboard;
+pub mod ledger;
 pub mod openapi;
+pub mod recompute;
+pub mod replay;
 pub(crate) mod routes;
 pub mod worker;
 

@@ -5,7 +5,7 @@ use actix_web::web;
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, Authenticated};
 use mancala_proto::rating::{
-    Eligibility, Leaderboard, MyRank, Profile, RatingPoint, VariantRating,
+    Eligibility, Leaderboard, MarkKind, MyRank, Profile, RatingPoint, VariantRating,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
@@ -160,7 +160,8 @@ pub(crate) async fn profile(
                   count(h.*) FILTER (WHERE h.result = 'draw') AS "draws!",
                   count(h.*) FILTER (WHERE h.result = 'loss') AS "losses!"
            FROM ratings r
-           LEFT JOIN rating_history h ON h.player_id = r.player_id AND h.variant = r.variant
+           LEFT JOIN rating_history h
+                  ON h.player_id = r.player_id AND h.variant = r.variant AND NOT h.voided
            WHERE r.player_id = $1
            GROUP BY r.variant, r.rating, r.rd, r.volatility, r.games, r.last_rated_at
            ORDER BY r.variant"#,
@@ -225,9 +226,17 @@ pub(crate) async fn history(
     let variant = variant(&name)?;
     let rows = sqlx::query!(
         r#"SELECT game_id, rating_after,
-                  to_char(rated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "at!"
+                  to_char(rated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "at!",
+                  CASE WHEN voided THEN
+                      (SELECT s.kind FROM games g
+                       JOIN sanctions s ON s.player_id IN (g.seat0_player, g.seat1_player)
+                        AND s.kind IN ('booster', 'engine') AND s.lifted_at IS NULL
+                        AND s.covers_from <= g.created_at
+                       WHERE g.id = rating_history.game_id
+                       ORDER BY s.id LIMIT 1)
+                  END AS voided_by
            FROM rating_history WHERE player_id = $1 AND variant = $2
-           ORDER BY rated_at, game_id"#,
+           ORDER BY seq"#,
         id,
         variant.as_str(),
     )
@@ -239,6 +248,7 @@ pub(crate) async fn history(
                 game_id: row.game_id,
                 at: row.at,
                 rating: row.rating_after,
+                voided_by: row.voided_by.as_deref().and_then(MarkKind::parse),
             })
             .collect(),
     ))

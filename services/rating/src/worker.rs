@@ -7,7 +7,7 @@
 //! dies mid-way rolls back and releases the rows for the next. A Redis
 //! notice wakes the workers; a poll is the safety net.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use crate::context::Context;
 use mancala_proto::VariantName;
@@ -19,9 +19,9 @@ use sqlx::PgConnection;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::boosting::{Counts, bounded};
 use crate::glicko::{Rating, Score};
 use crate::leaderboard;
+use crate::ledger::{GameToRate, Ledger, Line, Standing};
 
 /// A game whose ratings were applied.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,14 +48,9 @@ pub enum Outcome {
     Applied(Applied),
     /// A row that rates nothing (not rated, aborted); marked done.
     Skipped(Uuid),
-}
-
-/// A rating row as of its last game, and when that was.
-#[derive(Clone, Copy)]
-struct Stored {
-    rating: Rating,
-    games: i32,
-    last_rated: Option<OffsetDateTime>,
+    /// A rated game a mark on one of its players voids: its history lines
+    /// are written, marked void, and nobody's rating moves.
+    Voided(Uuid),
 }
 
 /// The most pending games one transaction applies: enough that the
@@ -77,36 +72,40 @@ struct Claimed {
     guests: [bool; 2],
     /// Whether the two accounts are linked (see `boosting`).
     linked: bool,
+    /// Whether a mark on one of the players voids it.
+    voided: bool,
 }
 
 impl Claimed {
-    /// Both players, the score of the first and the variant, when the
-    /// game rates them.
-    fn rates(&self) -> Option<(Uuid, Uuid, Score, VariantName)> {
+    /// The game as the ledger rates it, when it rates its players.
+    fn to_rate(&self) -> Option<GameToRate> {
         if !mancala_proto::game::rates_its_players(self.rated, self.result) {
             return None;
         }
-        let score = match self.result? {
-            GameResult::P0 => Score::Win,
-            GameResult::P1 => Score::Loss,
-            GameResult::Draw => Score::Draw,
-            GameResult::Aborted => return None,
-        };
+        let score = score_of(self.result?)?;
         let (first, second) = self.seats;
-        Some((first?, second?, score, self.variant?))
+        // A registered player's rating never moves against a guest.
+        let held = |seat: usize| self.guests[1 - seat] && !self.guests[seat];
+        Some(GameToRate {
+            game: self.game,
+            variant: self.variant?,
+            players: [first?, second?],
+            score,
+            held: [held(0), held(1)],
+            linked: self.linked,
+            voided: self.voided,
+        })
     }
 }
 
-/// One player's change from one game, as the history keeps it.
-struct HistoryRow {
-    game: Uuid,
-    player: Uuid,
-    variant: String,
-    result: &'static str,
-    before: Rating,
-    after: Rating,
-    /// Against a linked opponent: counts toward the bound.
-    linked: bool,
+/// South's score in a game that ended with `result`; none for an abort.
+pub(crate) fn score_of(result: GameResult) -> Option<Score> {
+    match result {
+        GameResult::P0 => Some(Score::Win),
+        GameResult::P1 => Some(Score::Loss),
+        GameResult::Draw => Some(Score::Draw),
+        GameResult::Aborted => None,
+    }
 }
 
 /// Claims up to `limit` pending games, oldest first, that no other worker
@@ -124,7 +123,8 @@ async fn claim(
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = g.seat1_player)
                       AS "guest1!",
                   COALESCE(accounts_linked(g.seat0_player, g.seat1_player, g.created_at,
-                                           make_interval(days => $2)), false) AS "linked!"
+                                           make_interval(days => $2)), false) AS "linked!",
+                  game_voided(g.seat0_player, g.seat1_player, g.created_at) AS "voided!"
            FROM rating_outbox o JOIN games g ON g.id = o.game_id
            WHERE o.processed_at IS NULL
            ORDER BY o.created_at, o.game_id LIMIT $1
@@ -144,29 +144,30 @@ async fn claim(
             rated: row.rated,
             guests: [row.guest0, row.guest1],
             linked: row.linked,
+            voided: row.voided,
         })
         .collect())
 }
 
-/// Rating points each (player, variant) of `keys` gained from linked
-/// opponents since `since`.
+/// The gains each (player, variant) of `keys` took from linked opponents
+/// since `since`: when, and how many points.
 async fn linked_gains(
     connection: &mut PgConnection,
-    keys: &BTreeSet<(Uuid, String)>,
+    keys: &BTreeSet<(Uuid, VariantName)>,
     since: OffsetDateTime,
-) -> Result<HashMap<(Uuid, String), f64>, sqlx::Error> {
+) -> Result<Vec<(Uuid, VariantName, OffsetDateTime, f64)>, sqlx::Error> {
     if keys.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(Vec::new());
     }
-    let (players, variants): (Vec<Uuid>, Vec<String>) = keys.iter().cloned().unzip();
+    let (players, variants) = key_columns(keys);
     let rows = sqlx::query!(
-        r#"SELECT h.player_id, h.variant,
-                  sum(GREATEST(h.rating_after - h.rating_before, 0)) AS "gained!"
+        r#"SELECT h.player_id, h.variant, h.rated_at,
+                  GREATEST(h.rating_after - h.rating_before, 0) AS "gained!"
            FROM rating_history h
            JOIN unnest($1::uuid[], $2::text[]) AS k(player, variant)
              ON h.player_id = k.player AND h.variant = k.variant
-           WHERE h.linked AND h.rated_at > $3
-           GROUP BY h.player_id, h.variant"#,
+           WHERE h.linked AND NOT h.voided AND h.rated_at > $3
+           ORDER BY h.seq"#,
         &players,
         &variants,
         since,
@@ -175,8 +176,18 @@ async fn linked_gains(
     .await?;
     Ok(rows
         .into_iter()
-        .map(|row| ((row.player_id, row.variant), row.gained))
+        .filter_map(|row| {
+            let variant = VariantName::parse(&row.variant)?;
+            Some((row.player_id, variant, row.rated_at, row.gained))
+        })
         .collect())
+}
+
+/// The two columns of a set of (player, variant) keys, for `unnest`.
+pub(crate) fn key_columns(keys: &BTreeSet<(Uuid, VariantName)>) -> (Vec<Uuid>, Vec<String>) {
+    keys.iter()
+        .map(|(player, variant)| (*player, variant.as_str().to_owned()))
+        .unzip()
 }
 
 /// Locks the rating rows of `keys` (player, variant), made with the
@@ -184,15 +195,15 @@ async fn linked_gains(
 async fn lock_ratings(
     connection: &mut PgConnection,
     rater: &Context,
-    keys: &BTreeSet<(Uuid, String)>,
-) -> Result<HashMap<(Uuid, String), Stored>, sqlx::Error> {
+    keys: &BTreeSet<(Uuid, VariantName)>,
+) -> Result<Vec<(Uuid, VariantName, Standing)>, sqlx::Error> {
     // A row must exist to be locked: two workers rating a newcomer's first
     // games at once would otherwise both start from the defaults, and one
     // update would be lost. Rows are made and locked in key order, so two
     // workers with overlapping players wait for each other, never
     // deadlock; an insert of a new key waits for the other transaction's,
     // then the lock reads its committed result.
-    let (players, variants): (Vec<Uuid>, Vec<String>) = keys.iter().cloned().unzip();
+    let (players, variants) = key_columns(keys);
     let initial = rater.settings.rules.initial();
     sqlx::query!(
         "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games)
@@ -223,8 +234,8 @@ async fn lock_ratings(
     .await?;
     Ok(rows
         .into_iter()
-        .map(|row| {
-            let stored = Stored {
+        .filter_map(|row| {
+            let standing = Standing {
                 rating: Rating {
                     rating: row.rating,
                     rd: row.rd,
@@ -233,79 +244,85 @@ async fn lock_ratings(
                 games: row.games,
                 last_rated: row.last_rated,
             };
-            ((row.player_id, row.variant), stored)
+            Some((row.player_id, VariantName::parse(&row.variant)?, standing))
         })
         .collect())
 }
 
-/// Writes the ratings as they stand after the batch, and each change's
-/// history row.
-async fn store_changes(
+/// Writes the standings of `keys` as the ledger leaves them.
+pub(crate) async fn store_standings(
     connection: &mut PgConnection,
-    ratings: &HashMap<(Uuid, String), Stored>,
-    changes: &[HistoryRow],
-    now: OffsetDateTime,
+    ledger: &Ledger,
+    keys: &BTreeSet<(Uuid, VariantName)>,
 ) -> Result<(), sqlx::Error> {
-    let changed: BTreeSet<(Uuid, &str)> = changes
+    let (players, variants) = key_columns(keys);
+    let standings: Vec<Standing> = keys
         .iter()
-        .map(|change| (change.player, change.variant.as_str()))
+        .map(|(player, variant)| ledger.standing(*player, *variant))
         .collect();
-    let (mut players, mut variants) = (vec![], vec![]);
-    let (mut rating, mut rd, mut volatility, mut games) = (vec![], vec![], vec![], vec![]);
-    for (player, variant) in changed {
-        let Some(stored) = ratings.get(&(player, variant.to_owned())) else {
-            continue;
-        };
-        players.push(player);
-        variants.push(variant.to_owned());
-        rating.push(stored.rating.rating);
-        rd.push(stored.rating.rd);
-        volatility.push(stored.rating.volatility);
-        games.push(stored.games);
-    }
     sqlx::query!(
         "UPDATE ratings r
          SET rating = k.rating, rd = k.rd, volatility = k.volatility, games = k.games,
-             last_rated_at = $7
-         FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::int4[])
-              AS k(player, variant, rating, rd, volatility, games)
+             last_rated_at = k.last_rated
+         FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::int4[],
+                     $7::timestamptz[])
+              AS k(player, variant, rating, rd, volatility, games, last_rated)
          WHERE r.player_id = k.player AND r.variant = k.variant",
         &players,
         &variants,
-        &rating,
-        &rd,
-        &volatility,
-        &games,
-        now,
+        &standings
+            .iter()
+            .map(|s| s.rating.rating)
+            .collect::<Vec<_>>(),
+        &standings.iter().map(|s| s.rating.rd).collect::<Vec<_>>(),
+        &standings
+            .iter()
+            .map(|s| s.rating.volatility)
+            .collect::<Vec<_>>(),
+        &standings.iter().map(|s| s.games).collect::<Vec<_>>(),
+        &standings.iter().map(|s| s.last_rated).collect::<Vec<_>>() as &[Option<OffsetDateTime>],
     )
-    .execute(&mut *connection)
+    .execute(connection)
     .await?;
+    Ok(())
+}
+
+/// Appends each line to the history, in the order they were rated (the
+/// order `seq` keeps for a replay).
+pub(crate) async fn append_lines(
+    connection: &mut PgConnection,
+    lines: &[Line],
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
     sqlx::query!(
         "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
-                                     rating_after, rd_after, volatility_after, rated_at, linked)
-         SELECT game, player, variant, result, before, after, rd, volatility, $9, linked
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::float8[], $6::float8[],
-                     $7::float8[], $8::float8[], $10::bool[])
-              AS k(game, player, variant, result, before, after, rd, volatility, linked)",
-        &changes.iter().map(|c| c.game).collect::<Vec<_>>(),
-        &changes.iter().map(|c| c.player).collect::<Vec<_>>(),
-        &changes
+                                     rating_after, rd_after, volatility_after, rated_at, linked,
+                                     voided)
+         SELECT game, player, variant, result, before, after, rd, volatility, $9, linked, voided
+         FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[],
+                                    $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+                                    $10::bool[], $11::bool[])
+                   WITH ORDINALITY
+                   AS k(game, player, variant, result, before, after, rd, volatility, linked,
+                        voided, n)
+               ORDER BY n) AS ordered",
+        &lines.iter().map(|l| l.game).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.player).collect::<Vec<_>>(),
+        &lines
             .iter()
-            .map(|c| c.variant.clone())
+            .map(|l| l.variant.as_str().to_owned())
             .collect::<Vec<_>>(),
-        &changes
+        &lines
             .iter()
-            .map(|c| c.result.to_owned())
+            .map(|l| l.result.to_owned())
             .collect::<Vec<_>>(),
-        &changes.iter().map(|c| c.before.rating).collect::<Vec<_>>(),
-        &changes.iter().map(|c| c.after.rating).collect::<Vec<_>>(),
-        &changes.iter().map(|c| c.after.rd).collect::<Vec<_>>(),
-        &changes
-            .iter()
-            .map(|c| c.after.volatility)
-            .collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.before.rating).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.after.rating).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.after.rd).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.after.volatility).collect::<Vec<_>>(),
         now,
-        &changes.iter().map(|c| c.linked).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.linked).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.voided).collect::<Vec<_>>(),
     )
     .execute(connection)
     .await?;
@@ -333,124 +350,79 @@ impl Context {
             return Ok(Vec::new());
         }
         let now = self.now();
-        let keys: BTreeSet<(Uuid, String)> = claimed
+        let games: Vec<(Uuid, Option<GameToRate>)> = claimed
             .iter()
-            .filter_map(|game| game.rates().map(|rated| (game, rated)))
-            .flat_map(|(_, (first, second, _, variant))| {
-                [first, second].map(|player| (player, variant.as_str().to_owned()))
-            })
+            .map(|game| (game.game, game.to_rate()))
             .collect();
-        let mut ratings = if keys.is_empty() {
-            HashMap::new()
-        } else {
-            lock_ratings(&mut tx, self, &keys).await?
-        };
+        let keys: BTreeSet<(Uuid, VariantName)> = games
+            .iter()
+            .filter_map(|(_, game)| game.as_ref())
+            .flat_map(|game| game.players.map(|player| (player, game.variant)))
+            .collect();
+        let mut ledger = Ledger::new(self.settings.rules, boosting);
+        if !keys.is_empty() {
+            for (player, variant, standing) in lock_ratings(&mut tx, self, &keys).await? {
+                ledger.start_from(player, variant, standing);
+            }
+        }
         // Read after the rating rows are locked: a worker rating the same
         // player's other linked game waits, then sees its gain.
-        let linked_keys: BTreeSet<(Uuid, String)> = claimed
+        let linked_keys: BTreeSet<(Uuid, VariantName)> = games
             .iter()
+            .filter_map(|(_, game)| game.as_ref())
             .filter(|game| game.linked)
-            .filter_map(|game| game.rates().map(|rated| (game, rated)))
-            .flat_map(|(_, (first, second, _, variant))| {
-                [first, second].map(|player| (player, variant.as_str().to_owned()))
-            })
+            .flat_map(|game| game.players.map(|player| (player, game.variant)))
             .collect();
         let since = now - time::Duration::days(i64::from(boosting.linked_days));
-        let mut gained = linked_gains(&mut tx, &linked_keys, since).await?;
-        let rules = &self.settings.rules;
+        for (player, variant, at, points) in linked_gains(&mut tx, &linked_keys, since).await? {
+            ledger.gained_before(player, variant, at, points);
+        }
         let mut outcomes = Vec::with_capacity(claimed.len());
-        let mut changes = Vec::new();
-        for game in &claimed {
-            let Some((first, second, score, variant)) = game.rates() else {
-                outcomes.push(Outcome::Skipped(game.game));
+        let mut lines = Vec::new();
+        let mut moved = BTreeSet::new();
+        for (id, game) in &games {
+            let Some(game) = game else {
+                outcomes.push(Outcome::Skipped(*id));
                 continue;
             };
-            let key = |player: Uuid| (player, variant.as_str().to_owned());
-            let stored = |player: Uuid| {
-                ratings.get(&key(player)).copied().unwrap_or(Stored {
-                    rating: rules.initial(),
-                    games: 0,
-                    last_rated: None,
-                })
-            };
-            let (a, b) = (stored(first), stored(second));
-            let as_of_now = |stored: &Stored| Rating {
-                rd: stored.last_rated.map_or(stored.rating.rd, |last| {
-                    rules.rd_after(stored.rating, crate::glicko::days_between(last, now))
-                }),
-                ..stored.rating
-            };
-            let (before_a, before_b) = (as_of_now(&a), as_of_now(&b));
-            let (glicko_a, glicko_b) = rules.update(before_a, before_b, score);
-            let results = match score {
-                Score::Win => ["win", "loss"],
-                Score::Draw => ["draw", "draw"],
-                Score::Loss => ["loss", "win"],
-            };
-            let mut after = [glicko_a, glicko_b];
-            for (seat, player, was, glicko, result, before) in [
-                (0, first, a, glicko_a, results[0], before_a),
-                (1, second, b, glicko_b, results[1], before_b),
-            ] {
-                let opponent_guest = game.guests[1 - seat];
-                let counts = if opponent_guest && !game.guests[seat] {
-                    Counts::Held
-                } else if game.linked {
-                    let taken = gained.get(&key(player)).copied().unwrap_or(0.0);
-                    Counts::Linked {
-                        left: boosting.linked_budget - taken,
-                    }
-                } else {
-                    Counts::Full
-                };
-                let rating = bounded(was.rating, before, glicko, counts);
-                after[seat] = rating;
-                if counts == Counts::Held {
-                    // Nothing moves: no history row, no game counted.
-                    continue;
-                }
-                if game.linked {
-                    *gained.entry(key(player)).or_default() +=
-                        (rating.rating - before.rating).max(0.0);
-                }
-                let now_stored = Stored {
-                    rating,
-                    games: was.games + 1,
-                    last_rated: Some(now),
-                };
-                ratings.insert(key(player), now_stored);
-                changes.push(HistoryRow {
-                    game: game.game,
-                    player,
-                    variant: variant.as_str().to_owned(),
-                    result,
-                    before,
-                    after: rating,
-                    linked: game.linked,
-                });
+            let rated = ledger.rate(game, now);
+            moved.extend(
+                rated
+                    .lines
+                    .iter()
+                    .filter(|line| !line.voided)
+                    .map(|line| (line.player, game.variant)),
+            );
+            lines.extend(rated.lines);
+            if game.voided {
+                outcomes.push(Outcome::Voided(game.game));
+                continue;
             }
-            let [after_a, after_b] = after;
+            let [(before_a, after_a), (before_b, after_b)] = rated.seats;
             outcomes.push(Outcome::Applied(Applied {
                 game: game.game,
-                variant,
+                variant: game.variant,
                 changes: [
                     SeatChange {
                         seat: Side::South,
-                        player: first,
+                        player: game.players[0],
                         before: before_a,
                         after: after_a,
                     },
                     SeatChange {
                         seat: Side::North,
-                        player: second,
+                        player: game.players[1],
                         before: before_b,
                         after: after_b,
                     },
                 ],
             }));
         }
-        if !changes.is_empty() {
-            store_changes(&mut tx, &ratings, &changes, now).await?;
+        if !moved.is_empty() {
+            store_standings(&mut tx, &ledger, &moved).await?;
+        }
+        if !lines.is_empty() {
+            append_lines(&mut tx, &lines, now).await?;
         }
         let games: Vec<Uuid> = claimed.iter().map(|game| game.game).collect();
         mark_done(&mut tx, &games, now).await?;
@@ -493,6 +465,9 @@ impl Context {
 
     /// Applies everything pending; how many games were rated.
     pub async fn drain(&self) -> usize {
+        // Marks first: a game rated from a rating a pending recompute is
+        // about to change would be rated again by it anyway.
+        self.recompute_pending().await;
         let mut applied = 0;
         loop {
             match self.apply_pending(BATCH).await {

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
-use mancala_tests::harness::{Guest, Service, Ws, call, free_port, guest, request, start_on};
+use mancala_tests::harness::{
+    Guest, Service, Ws, call, free_port, guest, registered_player, request, start_on,
+};
 use serde_json::{Value, json};
 
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
@@ -75,6 +77,12 @@ impl Arena {
 
     pub(crate) async fn guest(&self) -> Guest {
         guest(self.base()).await
+    }
+
+    /// A guest who registers as `name` (password "correct horse battery").
+    pub(crate) async fn registered(&self, name: &str) -> Guest {
+        let (id, token) = registered_player(self.base(), name).await;
+        Guest { id, token }
     }
 
     /// A play socket, authenticated; its first message (a `state`, or the

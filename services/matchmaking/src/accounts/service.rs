@@ -12,6 +12,7 @@ use mancala_platform::jwt::TokenSigner;
 use mancala_platform::ratelimit::{self, Decision, Limit};
 use mancala_platform::revocation::Revocations;
 use mancala_platform::{ApiError, Clock, Redis, SecretString, password};
+use mancala_proto::moderation::Role;
 use mancala_proto::{Credentials, ErrorCode, Player, Session};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -152,6 +153,8 @@ impl Accounts {
             id,
             display_name,
             guest: true,
+            role: Role::Player,
+            closed: false,
         };
         let session = self.start_session(&mut tx, player, client_ip).await?;
         tx.commit().await?;
@@ -189,6 +192,7 @@ impl Accounts {
         };
         let mut tx = self.postgres.begin().await?;
         let mut ended = Vec::new();
+        let mut existing_role = Role::Player;
         let id = match caller {
             Some(id) => {
                 let player = store::lock_player(&mut tx, id).await?.ok_or_else(|| {
@@ -197,6 +201,10 @@ impl Accounts {
                 if !player.guest {
                     return Err(registered_already());
                 }
+                if player.closed {
+                    return Err(closed());
+                }
+                existing_role = player.role;
                 ended = store::revoke_player_families(&mut tx, id, now).await?;
                 id
             }
@@ -227,6 +235,8 @@ impl Accounts {
             id,
             display_name: username.as_str().to_owned(),
             guest: false,
+            role: existing_role,
+            closed: false,
         };
         let session = self.start_session(&mut tx, player, client_ip).await?;
         tx.commit().await.map_err(|error| {
@@ -291,6 +301,7 @@ impl Accounts {
         );
         let matches = self.verify_password(password, stored).await?;
         let player = match found {
+            Some(row) if matches && row.player.closed => return Err(closed()),
             Some(row) if matches => row.player,
             _ => {
                 self.count("login-ip", client_ip, limits.login_failures_per_ip)
@@ -361,6 +372,9 @@ impl Accounts {
         let player = store::find_player(&self.postgres, rotated.player)
             .await?
             .ok_or_else(invalid)?;
+        if player.closed {
+            return Err(closed());
+        }
         let fresh = new_refresh_token()?;
         store::add_token(&mut tx, rotated.family, &fresh.digest(), now).await?;
         store::extend_family(&mut tx, rotated.family, now + self.refresh_ttl).await?;
@@ -386,6 +400,39 @@ impl Accounts {
         store::revoke_family(&mut tx, state.family, now).await?;
         tx.commit().await?;
         self.end_session(state.family).await
+    }
+
+    /// Ends every session of `player` (a closed account, a role taken
+    /// away): refresh tokens no longer refresh, access tokens are refused
+    /// and the sockets opened with them close within a second.
+    pub(crate) async fn end_all_sessions(&self, player: Uuid) -> Result<(), ApiError> {
+        let (_, now) = self.now();
+        let mut tx = self.postgres.begin().await?;
+        let families = store::revoke_player_families(&mut tx, player, now).await?;
+        tx.commit().await?;
+        for family in families {
+            self.end_session(family).await?;
+        }
+        Ok(())
+    }
+
+    /// Whether `password` is the registered player's; a guest has none to
+    /// check and passes. Read inside the caller's transaction.
+    pub(crate) async fn password_matches(
+        &self,
+        connection: &mut sqlx::PgConnection,
+        player: Uuid,
+        password: Option<String>,
+    ) -> Result<bool, ApiError> {
+        let Some(stored) = store::password_hash(connection, player).await? else {
+            return Ok(true);
+        };
+        let Some(password) =
+            password.and_then(|text| Password::parse(SecretString::from(text)).ok())
+        else {
+            return Ok(false);
+        };
+        self.verify_password(password, stored).await
     }
 
     /// Refuses the session's access tokens from now on, everywhere, and
@@ -445,7 +492,12 @@ impl Accounts {
         let (now, _) = self.now();
         let access_token = self
             .signer
-            .issue_in_session(&player.id.to_string(), &family.to_string(), now)
+            .issue_in_session(
+                &player.id.to_string(),
+                &family.to_string(),
+                player.role,
+                now,
+            )
             .map_err(|error| {
                 tracing::error!(%error, "signing an access token");
                 ApiError::internal()
@@ -458,6 +510,11 @@ impl Accounts {
             refresh_token: refresh.as_str().to_owned(),
         })
     }
+}
+
+/// A closed account's answer to signing in.
+pub(crate) fn closed() -> ApiError {
+    ApiError::new(ErrorCode::AccountClosed, "this account is closed")
 }
 
 fn to_wire(row: PlayerRow) -> Player {

@@ -2,6 +2,7 @@
 //! the service's injected clock (bound as `timestamptz`), never from the
 //! database's `now()`, so that tests control expiry.
 
+use mancala_proto::moderation::Role;
 use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -34,6 +35,9 @@ pub(crate) struct PlayerRow {
     pub id: Uuid,
     pub display_name: String,
     pub guest: bool,
+    pub role: Role,
+    /// Closed by a moderator or by the player: no sign-in, no session.
+    pub closed: bool,
 }
 
 /// A registered player's stored password, for login.
@@ -95,7 +99,7 @@ pub(crate) async fn lock_player(
     id: Uuid,
 ) -> Result<Option<PlayerRow>, sqlx::Error> {
     let row = sqlx::query!(
-        r#"SELECT p.id, p.display_name,
+        r#"SELECT p.id, p.display_name, p.role, p.closed_at IS NOT NULL AS "closed!",
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
            FROM players p WHERE p.id = $1 FOR UPDATE"#,
         id,
@@ -106,6 +110,8 @@ pub(crate) async fn lock_player(
         id: row.id,
         display_name: row.display_name,
         guest: row.guest,
+        role: Role::parse(&row.role).unwrap_or_default(),
+        closed: row.closed,
     }))
 }
 
@@ -153,9 +159,10 @@ pub(crate) async fn find_login(
     username: &str,
 ) -> Result<Option<LoginRow>, sqlx::Error> {
     let row = sqlx::query!(
-        "SELECT p.id, p.display_name, c.password_hash
-         FROM credentials c JOIN players p ON p.id = c.player_id
-         WHERE lower(c.username) = lower($1)",
+        r#"SELECT p.id, p.display_name, p.role, p.closed_at IS NOT NULL AS "closed!",
+                  c.password_hash
+           FROM credentials c JOIN players p ON p.id = c.player_id
+           WHERE lower(c.username) = lower($1)"#,
         username,
     )
     .fetch_optional(pool)
@@ -165,15 +172,41 @@ pub(crate) async fn find_login(
             id: row.id,
             display_name: row.display_name,
             guest: false,
+            role: Role::parse(&row.role).unwrap_or_default(),
+            closed: row.closed,
         },
         password_hash: row.password_hash,
     }))
 }
 
+/// A registered player's stored password (none for a guest).
+pub(crate) async fn password_hash(
+    connection: &mut PgConnection,
+    player: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT password_hash FROM credentials WHERE player_id = $1",
+        player
+    )
+    .fetch_optional(connection)
+    .await
+}
+
+/// Forgets a player's credentials: the username is free again.
+pub(crate) async fn delete_credentials(
+    connection: &mut PgConnection,
+    player: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!("DELETE FROM credentials WHERE player_id = $1", player)
+        .execute(connection)
+        .await?;
+    Ok(())
+}
+
 /// A player by id.
 pub(crate) async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<PlayerRow>, sqlx::Error> {
     let row = sqlx::query!(
-        r#"SELECT p.id, p.display_name,
+        r#"SELECT p.id, p.display_name, p.role, p.closed_at IS NOT NULL AS "closed!",
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
            FROM players p WHERE p.id = $1"#,
         id,
@@ -184,6 +217,8 @@ pub(crate) async fn find_player(pool: &PgPool, id: Uuid) -> Result<Option<Player
         id: row.id,
         display_name: row.display_name,
         guest: row.guest,
+        role: Role::parse(&row.role).unwrap_or_default(),
+        closed: row.closed,
     }))
 }
 

@@ -13,6 +13,7 @@ use mancala_platform::clock::{millis_of, timestamp};
 use mancala_platform::{ApiError, Authenticated};
 use mancala_proto::ErrorCode;
 use mancala_proto::fair_play::{FairPlayStanding, Offence};
+use mancala_proto::moderation::SanctionNotice;
 use uuid::Uuid;
 
 use crate::context::Context;
@@ -52,20 +53,53 @@ pub(crate) async fn standing(
         banned_secs: standing
             .banned_until
             .map(|until| until.saturating_sub(now).div_ceil(1000)),
+        sanctions: store::notices(&deps.postgres, player, timestamp(now)).await?,
     })
 }
 
 /// Refuses ranked play (a queue, a rated invite) to a player banned from
 /// it, saying for how long; then to one whose ranked game is still on.
 pub(crate) async fn may_play_ranked(deps: &Context, player: Uuid) -> Result<(), ApiError> {
-    let standing = standing(deps, player).await?;
-    if let Some(seconds) = standing.banned_secs {
-        return Err(banned(seconds));
-    }
+    ranked_open(deps, player).await?;
     crate::games::one_ranked_game_at_a_time(&deps.postgres, player).await
 }
 
-pub(crate) fn banned(seconds: u64) -> ApiError {
+/// Refuses a player whom a moderator or their record keeps from ranked
+/// play, saying why and for how long.
+pub(crate) async fn ranked_open(deps: &Context, player: Uuid) -> Result<(), ApiError> {
+    let standing = standing(deps, player).await?;
+    if let Some(closing) = standing
+        .sanctions
+        .iter()
+        .find(|sanction| sanction.kind.closes_ranked())
+    {
+        return Err(closed_by_moderator(closing));
+    }
+    match standing.banned_secs {
+        Some(seconds) => Err(banned(seconds)),
+        None => Ok(()),
+    }
+}
+
+/// Ranked play closed by a moderator's ban or mark: why, and until when.
+fn closed_by_moderator(sanction: &SanctionNotice) -> ApiError {
+    let until = match sanction.ends_in_secs {
+        Some(seconds) => format!("for {} min", seconds.div_ceil(60)),
+        None => "until a moderator lifts it".to_owned(),
+    };
+    ApiError {
+        retry_after: sanction.ends_in_secs,
+        ..ApiError::new(
+            ErrorCode::RankedBanned,
+            format!(
+                "a moderator closed ranked play to you {until}: {}",
+                sanction.reason
+            ),
+        )
+    }
+}
+
+fn banned(seconds: u64) -> ApiError {
     let minutes = seconds.div_ceil(60);
     ApiError {
         retry_after: Some(seconds),

@@ -4,6 +4,7 @@
 //! by the other side.
 
 use mancala_proto::fair_play::OffenceKind;
+use mancala_proto::moderation::{SanctionKind, SanctionNotice};
 use sqlx::PgPool;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -101,4 +102,38 @@ pub(crate) async fn spoiled_by_opponent(
     .fetch_one(pool)
     .await?;
     Ok(spoiled)
+}
+
+/// What stands on a player now, as they see it: warnings not yet seen,
+/// bans not run out, marks; each with the seconds left, when it ends.
+pub(crate) async fn notices(
+    pool: &PgPool,
+    player: Uuid,
+    now: OffsetDateTime,
+) -> Result<Vec<SanctionNotice>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT id, kind, reason, rfc3339(created_at) AS "at!", until
+           FROM sanctions
+           WHERE player_id = $1 AND lifted_at IS NULL AND (until IS NULL OR until > $2)
+             AND (kind <> 'warning' OR seen_at IS NULL)
+           ORDER BY id DESC"#,
+        player,
+        now,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            Some(SanctionNotice {
+                id: row.id,
+                kind: SanctionKind::parse(&row.kind)?,
+                reason: row.reason,
+                at: row.at,
+                ends_in_secs: row
+                    .until
+                    .map(|until| (until - now).whole_seconds().max(1) as u64),
+            })
+        })
+        .collect())
 }

@@ -7,3 +7,4 @@ mod helpers;
 
 mod leaderboards;
 mod once;
+mod replay;
