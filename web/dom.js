@@ -28,6 +28,14 @@ function append(el, children) {
   }
 }
 
+// replaceChildren that, like h(), skips null, undefined and false (the
+// native one would write them out as text).
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
 // SVG elements need their namespace; attributes are always plain strings.
 export function svg(tag, attrs, ...children) {
   const el = document.createElementNS('http://www.w3.org/2000/svg', tag);

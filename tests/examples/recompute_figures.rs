@@ -5,6 +5,8 @@
 //! asks for. Prints the games, the history lines replayed and changed, the
 //! ratings changed, the players touched and the time, and checks the
 //! outcome against a full replay of the history (nothing left to change).
+//! Then a second mark, on an ordinary player and reaching back ten days,
+//! for the cost of the common case: only the tail of the history replays.
 //!
 //! `cargo run --release -p mancala-tests --example recompute_figures [GAMES] [PLAYERS]`
 
@@ -181,6 +183,39 @@ async fn run(games: usize, players: usize) {
         replayed.lines_changed,
         replayed.ratings_changed,
         replayed.players.len(),
+        done.millis,
+        wall.as_millis()
+    );
+    // A later mark reaching back ten days: only the tail is replayed.
+    let since = start + time::Duration::days(DAYS as i64 - 10);
+    sqlx::query(
+        "INSERT INTO sanctions (player_id, kind, reason, created_at, covers_from)
+         VALUES ($1, 'engine', 'bench', now(), $2)",
+    )
+    .bind(ids[1])
+    .bind(since)
+    .execute(&stores.postgres)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO rating_recomputes (player_id, requested_at) VALUES ($1, now())")
+        .bind(ids[1])
+        .execute(&stores.postgres)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let done = rater
+        .recompute_next()
+        .await
+        .unwrap()
+        .expect("the recompute");
+    let wall = started.elapsed();
+    let replayed = &done.replayed;
+    println!(
+        "a mark reaching back 10 days on an ordinary player: replayed {} history lines, \
+         {} lines changed, {} ratings changed; {} ms in the transaction, {} ms with the leaderboards",
+        replayed.lines,
+        replayed.lines_changed,
+        replayed.ratings_changed,
         done.millis,
         wall.as_millis()
     );

@@ -214,7 +214,8 @@ async fn leaderboard_ids(arena: &Arena) -> Vec<String> {
 /// and the sybils are as if those games never happened, and the honest
 /// game is rated again between two fresh accounts: exactly (to the bit)
 /// what a control pair who played only that game holds. The history says
-/// which mark voided each game. Lifting the mark gives everything back.
+/// which mark voided each game. Lifting the mark gives everything back;
+/// closing the account takes it off the board, reopening puts it back.
 #[actix_rt::test]
 async fn a_marked_booster_loses_the_farmed_points_on_both_sides_and_the_history_says_why() {
     let arena = Arena::start(&EVERYONE_ON_THE_BOARD).await;
@@ -347,6 +348,29 @@ async fn a_marked_booster_loses_the_farmed_points_on_both_sides_and_the_history_
     recomputed(&arena, &boss, lifted["recompute"].as_i64().unwrap()).await;
     assert_eq!(kalah(&arena, &farmer).await, farmer_before);
     assert_eq!(kalah(&arena, &honest).await, honest_before);
+    assert!(leaderboard_ids(&arena).await.contains(&farmer.id));
+
+    // A closed account leaves the board with its rating kept; reopened, it
+    // is back.
+    let closed = act(
+        &arena,
+        &boss,
+        &farmer,
+        json!({"action": "close", "reason": "sold"}),
+    )
+    .await;
+    recomputed(&arena, &boss, closed["recompute"].as_i64().unwrap()).await;
+    assert!(!leaderboard_ids(&arena).await.contains(&farmer.id));
+    assert_eq!(kalah(&arena, &farmer).await, farmer_before);
+    let reopened = act(
+        &arena,
+        &boss,
+        &farmer,
+        json!({"action": "reopen", "reason": "bought back"}),
+    )
+    .await;
+    recomputed(&arena, &boss, reopened["recompute"].as_i64().unwrap()).await;
+    assert!(leaderboard_ids(&arena).await.contains(&farmer.id));
     arena.stores.cleanup().await.unwrap();
 }
 

@@ -4,7 +4,7 @@
 // `matched`. The server takes a paired player out of every queue at once.
 // The same socket brings the lobby figures.
 
-import { h, setText } from '../dom.js';
+import { fill, h, setText } from '../dom.js';
 import { t } from '../i18n.js';
 import { currentPlayer, forceRefresh, freshToken, get, post } from '../api.js';
 import { LiveSocket } from '../socket.js';
@@ -70,7 +70,7 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
     setText(joinButton, t('find_game'));
     joinButton.disabled = !pickable().length || banned();
     drawNotice();
-    body.replaceChildren(
+    fill(body,
       moderatorNotices(),
       (standing?.warned || standing?.bannedUntil > Date.now()) && notice,
       h('p', { class: 'queue-hint muted', id: 'queue-hint', text: t('pick_queues') }),
@@ -87,7 +87,7 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
       ? t('searching', { variant: variantName(names[0].variant), tc: timeControlLabel(names[0].time_control) })
       : t('searching_many', { n: names.length });
     const others = queues.filter((q) => !waiting.has(q.name));
-    body.replaceChildren(
+    fill(body,
       h('p', { class: 'queue-title' },
         h('span', { class: 'spinner', 'aria-hidden': 'true' }),
         h('span', { text: title })),
@@ -334,8 +334,11 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
             needFreshToken = true;
             break;
           }
-          toastError(message.d);
-          if (code === 'ranked_banned' && message.d.retry_after > 0) {
+          // A moderator's ban is on screen already, with its reason: the
+          // refusal's words are about games not played.
+          const byModerator = code === 'ranked_banned' && standing?.sanctions?.some(closesRanked);
+          if (!byModerator) toastError(message.d);
+          if (code === 'ranked_banned' && message.d.retry_after > 0 && !byModerator) {
             takeStanding({ ...standing, warned: true, banned_secs: message.d.retry_after });
           }
           if (JOIN_REFUSALS.includes(code)) dropRefused();
