@@ -529,6 +529,9 @@ pub struct CreateGame {
     /// A friend game: it opens a room, a series of games between the two.
     #[serde(default)]
     pub room: bool,
+    /// The arena tournament the game belongs to (its result scores there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<Uuid>,
 }
 
 /// The AI levels a seat may name.
@@ -545,6 +548,7 @@ pub struct GameRequest {
     pub rated: bool,
     pub time_control: Option<TimeControl>,
     pub room: bool,
+    pub tournament: Option<Uuid>,
 }
 
 /// Why a game request is not one.
@@ -622,6 +626,7 @@ impl CreateGame {
             rated: self.rated,
             time_control: self.time_control,
             room: self.room,
+            tournament: self.tournament,
         })
     }
 }
@@ -635,6 +640,7 @@ impl From<GameRequest> for CreateGame {
             rated: request.rated,
             time_control: request.time_control,
             room: request.room,
+            tournament: request.tournament,
         }
     }
 }
@@ -831,6 +837,7 @@ mod tests {
             rated,
             time_control: None,
             room,
+            tournament: None,
         };
         let clock = Some(TimeControl {
             initial_secs: 180,

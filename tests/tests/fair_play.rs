@@ -11,7 +11,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Arena, WAIT};
+use common::{Arena, WAIT, play_plies};
 use mancala_tests::harness::{Guest, Ws, call, request};
 use serde_json::{Value, json};
 
@@ -60,32 +60,6 @@ async fn offences(arena: &Arena, who: &Guest) -> Vec<String> {
     .fetch_all(&arena.stores.postgres)
     .await
     .unwrap()
-}
-
-/// Plays from the two seats' sockets (seat 0's first) until `plies` moves
-/// are on the board, whoever's turn it is (Kalah gives extra turns).
-async fn play_plies(seats: [&mut Ws; 2], state: &Value, plies: u64) {
-    let [first, second] = seats;
-    let (mut turn, mut legal, mut ply) = (
-        state["turn"].as_u64(),
-        state["legal"].clone(),
-        state["ply"].as_u64().unwrap(),
-    );
-    while ply < plies {
-        let Some(side) = turn else { return };
-        let pit = legal[0].as_u64().unwrap();
-        let mover = if side == 0 { &mut *first } else { &mut *second };
-        mover
-            .send(json!({"t": "move", "d": {"pit": pit, "ply": ply + 1}}))
-            .await;
-        let moved = first.until("moved", WAIT).await;
-        second.until("moved", WAIT).await;
-        (turn, legal, ply) = (
-            moved["turn"].as_u64(),
-            moved["legal"].clone(),
-            moved["ply"].as_u64().unwrap(),
-        );
-    }
 }
 
 /// A rated Kalah 3+2 invite from `host`, accepted by `guest`: the game and

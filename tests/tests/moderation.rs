@@ -9,7 +9,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Arena, WAIT};
+use common::{Arena, WAIT, play_plies};
 use mancala_platform::ExposeSecret;
 use mancala_platform::testing::{database_url, redis_url};
 use mancala_tests::harness::{Guest, Ws, binary, call, request};
@@ -130,25 +130,7 @@ async fn rated_win(arena: &Arena, winner: &Guest, loser: &Guest) -> String {
     } else {
         [loser_ws, winner_ws]
     };
-    let (mut turn, mut legal, mut ply) = (
-        state["turn"].as_u64(),
-        state["legal"].clone(),
-        state["ply"].as_u64().unwrap(),
-    );
-    while ply < 6 {
-        let side = turn.expect("the game goes on");
-        let mover = if side == 0 { &mut first } else { &mut second };
-        mover
-            .send(json!({"t": "move", "d": {"pit": legal[0], "ply": ply + 1}}))
-            .await;
-        let moved = first.until("moved", WAIT).await;
-        second.until("moved", WAIT).await;
-        (turn, legal, ply) = (
-            moved["turn"].as_u64(),
-            moved["legal"].clone(),
-            moved["ply"].as_u64().unwrap(),
-        );
-    }
+    play_plies([&mut first, &mut second], &state, 6).await;
     let (loser_ws, winner_ws) = if winner_first {
         (&mut second, &mut first)
     } else {

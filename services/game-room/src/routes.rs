@@ -164,6 +164,7 @@ pub(crate) async fn create_game(
         rated,
         time_control: body.time_control,
         room,
+        tournament: body.tournament,
         casual_reason,
         epoch: 0,
     };

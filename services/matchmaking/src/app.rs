@@ -24,6 +24,7 @@ use crate::context::Context;
 use crate::game_room_client::GameRoomClient;
 use crate::pairer::spawn_pairers;
 use crate::queue::pairing::PairingRules;
+use crate::tournament;
 use crate::{fair_play, games, invites, lobby, openapi};
 
 /// How often dead refresh-token families are deleted.
@@ -35,6 +36,8 @@ pub struct Matchmaking {
     accounts: Accounts,
     authenticator: Authenticator,
     queues: Context,
+    /// The scheduled arenas' rules (`APP_TOURNAMENT_SCHEDULE`).
+    tournament_rules: Arc<Vec<tournament::schedule::Rule>>,
 }
 
 impl Matchmaking {
@@ -74,6 +77,19 @@ impl Matchmaking {
             settings.jwt_leeway.as_secs(),
         )?;
         let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
+        let tournament_rules = Arc::new(match &match_settings.tournament_schedule {
+            Some(path) => {
+                let fail = |error: String| {
+                    StartError::Other(format!(
+                        "APP_TOURNAMENT_SCHEDULE {}: {error}",
+                        path.display()
+                    ))
+                };
+                let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+                tournament::schedule::parse(&text).map_err(|e| fail(e.to_string()))?
+            }
+            None => Vec::new(),
+        });
         let rules = PairingRules {
             wave_ms: match_settings.wave.as_millis() as u64,
             ..PairingRules::default()
@@ -109,6 +125,7 @@ impl Matchmaking {
             accounts,
             authenticator,
             queues,
+            tournament_rules,
         })
     }
 
@@ -144,12 +161,14 @@ impl Matchmaking {
             )
             .api_route("/v1/invites/{code}/accept", Method::POST, invites::accept)
             .configure(moderation_routes)
+            .configure(tournament_routes)
             .configure(openapi::configure);
     }
 
     /// Starts the pairing loops (one per queue; only a lease holder pairs).
     pub fn spawn_pairers(&self) {
         spawn_pairers(self.queues.clone());
+        tournament::director::spawn(self.queues.clone(), self.tournament_rules.clone());
     }
 
     /// Deletes dead refresh-token families every hour, for as long as the
@@ -168,6 +187,25 @@ impl Matchmaking {
             }
         });
     }
+}
+
+/// Arena tournaments.
+fn tournament_routes(config: &mut web::ServiceConfig) {
+    use crate::tournament::routes;
+    config
+        .api_resource(
+            "/v1/tournaments",
+            vec![web::post().to(routes::create), web::get().to(routes::list)],
+            "GET, HEAD, POST",
+        )
+        .api_route("/v1/tournaments/{id}", Method::GET, routes::show)
+        .api_route("/v1/tournaments/{id}/join", Method::POST, routes::join)
+        .api_route("/v1/tournaments/{id}/pause", Method::POST, routes::pause)
+        .api_route(
+            "/v1/tournaments/{id}/withdraw",
+            Method::POST,
+            routes::withdraw,
+        );
 }
 
 /// Reports, the players' side of moderation, and the moderators' routes.

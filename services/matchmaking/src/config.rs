@@ -101,6 +101,13 @@ pub struct MatchSettings {
     pub player_limits: PlayerLimits,
     #[command(flatten)]
     pub fair_play: FairPlaySettings,
+    /// The scheduled arena tournaments: a TOML file of rules (cron, variant,
+    /// clock, minutes; docs/ARCHITECTURE.md, "Tournaments"). None when unset.
+    #[arg(env = "APP_TOURNAMENT_SCHEDULE")]
+    pub tournament_schedule: Option<std::path::PathBuf>,
+    /// How often a running arena pairs its waiting players, in milliseconds.
+    #[arg(env = "APP_TOURNAMENT_WAVE_MS", default_value = "2000", value_parser = wave)]
+    pub tournament_wave: Duration,
 }
 
 /// How not playing games is answered (`crate::fair_play`): offences are

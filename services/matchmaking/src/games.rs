@@ -153,6 +153,7 @@ async fn create(
         rated: false,
         time_control,
         room: false,
+        tournament: None,
     };
     let created = deps.game_room.create(&request).await?;
     Ok(HttpResponse::Created().json(NewGameAnswer {

@@ -289,6 +289,7 @@ pub(crate) async fn accept(
         rated: invite.rated,
         time_control: invite.time_control,
         room: true,
+        tournament: None,
     };
     let created = match deps.game_room.create(&request).await {
         Ok(created) => created,

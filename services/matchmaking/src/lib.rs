@@ -19,6 +19,7 @@ pub(crate) mod pairer;
 pub mod queue;
 pub(crate) mod ratings;
 pub(crate) mod stats;
+pub mod tournament;
 
 pub use app::{Application, Matchmaking};
 pub use config::{AccountSettings, MatchSettings};

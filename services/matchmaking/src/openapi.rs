@@ -9,7 +9,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use crate::accounts::routes;
-use crate::{fair_play, games, invites, moderation};
+use crate::{fair_play, games, invites, moderation, tournament};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -49,6 +49,12 @@ use crate::{fair_play, games, invites, moderation};
         moderation::routes::close_report,
         moderation::routes::recompute,
         moderation::routes::log,
+        tournament::routes::create,
+        tournament::routes::list,
+        tournament::routes::show,
+        tournament::routes::join,
+        tournament::routes::pause,
+        tournament::routes::withdraw,
     ),
     components(schemas(ErrorCode)),
     modifiers(&BearerAuth),
@@ -59,6 +65,8 @@ use crate::{fair_play, games, invites, moderation};
         (name = "invites", description = "Friend invites by link"),
         (name = "moderation", description = "Reports (any player) and the moderators' \
             console (`/v1/mod/*`: a moderator's or an admin's token; anyone else gets 403)"),
+        (name = "tournaments", description = "Arena tournaments: scheduled by the operator, \
+            or private (made by a registered player, joined with a code)"),
     )
 )]
 pub struct ApiDoc;

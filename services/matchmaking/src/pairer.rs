@@ -177,7 +177,7 @@ async fn seat_info(deps: &Context, ticket: &Ticket) -> SeatInfo {
     }
 }
 
-async fn tell(deps: &Context, player: Uuid, message: &LobbyServerMessage) {
+pub(crate) async fn tell(deps: &Context, player: Uuid, message: &LobbyServerMessage) {
     let text = serde_json::to_string(message).unwrap_or_default();
     if let LobbyServerMessage::Matched(matched) = message {
         // Published once: a lobby socket that was down at that moment
@@ -228,6 +228,7 @@ async fn start_game(deps: &Context, queue: &QueueSpec, a: &Ticket, b: &Ticket) {
         rated: true,
         time_control: Some(queue.time_control),
         room: false,
+        tournament: None,
     };
     let Some(created) = create_or_requeue(deps, queue, &request, &[a, b]).await else {
         return;
@@ -296,6 +297,7 @@ async fn start_ai_game(deps: &Context, queue: &QueueSpec, ticket: &Ticket) {
         rated: false,
         time_control: Some(queue.time_control),
         room: false,
+        tournament: None,
     };
     let Some(created) = create_or_requeue(deps, queue, &request, &[ticket]).await else {
         return;

@@ -18,6 +18,16 @@ pub(crate) const WAIT: Duration = Duration::from_secs(10);
 pub(crate) struct Arena {
     pub(crate) service: Service,
     pub(crate) stores: TestStores,
+    /// What it was started with, to start it again in its place.
+    env: Vec<(String, String)>,
+    host: String,
+    port: u16,
+}
+
+fn owned(env: &[(&str, String)]) -> Vec<(String, String)> {
+    env.iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
 }
 
 impl Arena {
@@ -38,9 +48,13 @@ impl Arena {
             ("APP_REDIS_PREFIX", stores.prefix.clone()),
             ("RUST_LOG", "error".to_owned()),
         ];
+        let port = free_port();
         Arena {
-            service: start_on("arena", "127.0.0.1", free_port(), &env).await,
+            service: start_on("arena", "127.0.0.1", port, &env).await,
             stores,
+            env: owned(&env),
+            host: "127.0.0.1".to_owned(),
+            port,
         }
     }
 
@@ -61,14 +75,38 @@ impl Arena {
             ("APP_WS_RATE", "200/100".to_owned()),
             ("APP_LOG_FORMAT", "json".to_owned()),
             ("RUST_LOG", "error".to_owned()),
+            // One signing key for the arena and the one started in its
+            // place (`kill_and_restart`): tokens outlive the process.
+            (
+                "APP_JWT_PRIVATE_KEY",
+                mancala_platform::jwt::random_seed()
+                    .expose_secret()
+                    .to_owned(),
+            ),
         ];
         for (name, value) in extra {
             env.push((name, (*value).to_owned()));
         }
+        let port = free_port();
         Arena {
-            service: start_on("arena", host, free_port(), &env).await,
+            service: start_on("arena", host, port, &env).await,
             stores,
+            env: owned(&env),
+            host: host.to_owned(),
+            port,
         }
+    }
+
+    /// SIGKILL, then the same process started again on the same port and
+    /// stores, as a supervisor would.
+    pub(crate) async fn kill_and_restart(&mut self) {
+        self.service.kill();
+        let env: Vec<(&str, String)> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        self.service = start_on("arena", &self.host, self.port, &env).await;
     }
 
     pub(crate) fn base(&self) -> &str {
@@ -307,4 +345,30 @@ pub(crate) async fn error(ws: &mut Ws) -> String {
         .await
         .map(|error| error["code"].as_str().unwrap().to_owned())
         .expect("an error")
+}
+
+/// Plays from the two seats' sockets (seat 0's first) until `plies` moves
+/// are on the board, whoever's turn it is (Kalah gives extra turns).
+pub(crate) async fn play_plies(seats: [&mut Ws; 2], state: &Value, plies: u64) {
+    let [first, second] = seats;
+    let (mut turn, mut legal, mut ply) = (
+        state["turn"].as_u64(),
+        state["legal"].clone(),
+        state["ply"].as_u64().unwrap(),
+    );
+    while ply < plies {
+        let Some(side) = turn else { return };
+        let pit = legal[0].as_u64().unwrap();
+        let mover = if side == 0 { &mut *first } else { &mut *second };
+        mover
+            .send(json!({"t": "move", "d": {"pit": pit, "ply": ply + 1}}))
+            .await;
+        let moved = first.until("moved", WAIT).await;
+        second.until("moved", WAIT).await;
+        (turn, legal, ply) = (
+            moved["turn"].as_u64(),
+            moved["legal"].clone(),
+            moved["ply"].as_u64().unwrap(),
+        );
+    }
 }

@@ -102,6 +102,8 @@ pub(crate) async fn create(
         seats,
         time_control: info.time_control,
         room: info.room,
+        // A rematch is a game between the two, outside any tournament.
+        tournament: None,
         casual_reason,
         epoch: if lease.is_some() { HOSTED_EPOCH } else { 0 },
     };

@@ -436,6 +436,7 @@ mod tests {
             seats: [seat(), seat()],
             time_control: None,
             room: None,
+            tournament: None,
             casual_reason: None,
             epoch: 0,
         };

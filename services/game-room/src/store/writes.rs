@@ -24,6 +24,8 @@ pub(crate) struct NewGame {
     pub rated: bool,
     pub time_control: Option<TimeControl>,
     pub room: Option<Uuid>,
+    /// The arena tournament it is a game of.
+    pub tournament: Option<Uuid>,
     /// Why a game asked for as rated is casual.
     pub casual_reason: Option<CasualReason>,
     /// 0 for a game nobody hosts yet; the creator's epoch for a game
@@ -44,9 +46,10 @@ pub(crate) async fn insert_game(
     sqlx::query!(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
                             seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
-                            clock_initial_ms, clock_increment_ms, room_id, casual_reason, epoch)
+                            clock_initial_ms, clock_increment_ms, room_id, casual_reason, epoch,
+                            tournament_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                 $16, $17)",
+                 $16, $17, $18)",
         game.id,
         game.variant,
         seat0.player,
@@ -64,6 +67,7 @@ pub(crate) async fn insert_game(
         game.room,
         game.casual_reason as _,
         game.epoch,
+        game.tournament,
     )
     .execute(connection)
     .await?;

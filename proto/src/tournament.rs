@@ -1,0 +1,130 @@
+//! Arena tournaments as the API shows them.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::VariantName;
+use crate::game::TimeControl;
+
+/// `POST /v1/tournaments`: a private arena, joined with its code.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTournament {
+    /// 1 to 60 characters.
+    pub name: String,
+    pub variant: VariantName,
+    pub time_control: TimeControl,
+    /// Seconds from now to the start: 0 (at once) to a week.
+    #[serde(default)]
+    pub starts_in_secs: u32,
+    /// How long it runs: 5 to 1,440 minutes.
+    pub minutes: u32,
+    #[serde(default)]
+    pub rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rating: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rating: Option<u32>,
+    /// 2 to 10,000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_players: Option<u32>,
+}
+
+/// Where a tournament is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    Upcoming,
+    Running,
+    Finished,
+}
+
+/// A tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tournament {
+    pub id: Uuid,
+    pub name: String,
+    pub variant: VariantName,
+    pub time_control: TimeControl,
+    /// RFC 3339.
+    pub starts_at: String,
+    /// RFC 3339.
+    pub ends_at: String,
+    pub status: TournamentStatus,
+    /// Seconds until the start (upcoming) or the end (running); 0 after.
+    pub seconds_left: u64,
+    pub rated: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rating: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rating: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_players: Option<u32>,
+    /// Players who joined (withdrawn ones included: they keep their points).
+    pub players: u32,
+    /// A private arena (joined with a code, not listed).
+    pub private: bool,
+    /// The code, for the one who made it (to pass on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// `GET /v1/tournaments`: the listed arenas running now and starting next.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentList {
+    pub running: Vec<Tournament>,
+    pub upcoming: Vec<Tournament>,
+}
+
+/// `POST /v1/tournaments/{id}/join`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinTournament {
+    /// A private arena's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// A player's row in the standings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StandingRow {
+    pub rank: u32,
+    pub player: Uuid,
+    pub name: String,
+    pub score: i32,
+    /// Each game's points, oldest first (4 and 5 are wins on fire).
+    pub sheet: Vec<i32>,
+    /// The next win counts double.
+    pub on_fire: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub performance: Option<f64>,
+    pub rating: f64,
+    pub games: u32,
+    /// Not paired now (left, a game not started, or asked).
+    pub paused: bool,
+    pub withdrawn: bool,
+}
+
+/// `GET /v1/tournaments/{id}`: the tournament and a page of its standings
+/// (10 rows), with my own row wherever it is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentView {
+    pub tournament: Tournament,
+    /// The page shown, from 1.
+    pub page: u32,
+    pub pages: u32,
+    pub standings: Vec<StandingRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub me: Option<StandingRow>,
+    /// My live game in it, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub my_game: Option<Uuid>,
+    /// The live game between the best-placed players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_game: Option<Uuid>,
+}

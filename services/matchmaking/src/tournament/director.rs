@@ -1,0 +1,259 @@
+//! The running arenas' loops: the planner makes the schedule's arenas
+//! (once each, whichever instance gets there first), and each wave the
+//! instance holding an arena's lease pairs its waiting players and makes
+//! their games. A pair's seats are taken in Postgres before its game is
+//! made (`store::seat_pair`), so two instances cannot seat a player twice
+//! while a lease changes hands.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest, Side};
+use mancala_proto::lobby::{LobbyServerMessage, Matched};
+use uuid::Uuid;
+
+use super::pairing::{self, Waiting};
+use super::schedule::{Rule, due};
+use super::scoring::Outcome;
+use super::standings::{outcome, standings};
+use super::store::{self, Row};
+use crate::context::Context;
+use crate::pairer::tell;
+use crate::queue::store as queues;
+
+/// How often the planner looks at the schedule.
+const PLAN_EVERY: Duration = Duration::from_secs(30);
+/// Games a wave makes at once.
+const GAMES_AT_ONCE: usize = 32;
+/// No new pairing in an arena's last seconds: the game could not count.
+const LAST_PAIRING_SECS: i64 = 10;
+
+/// Starts the planner (when there is a schedule) and the arenas' loop.
+pub(crate) fn spawn(deps: Context, rules: Arc<Vec<Rule>>) {
+    if !rules.is_empty() {
+        let deps = deps.clone();
+        actix_web::rt::spawn(async move {
+            let mut ticks = tokio::time::interval(PLAN_EVERY);
+            loop {
+                ticks.tick().await;
+                plan(&deps, &rules).await;
+            }
+        });
+    }
+    actix_web::rt::spawn(async move {
+        let mut ticks = tokio::time::interval(deps.settings.tournament_wave);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut leases: std::collections::HashMap<Uuid, u64> = Default::default();
+        loop {
+            ticks.tick().await;
+            if let Err(error) = direct(&deps, &mut leases).await {
+                tracing::warn!(%error, "tournament wave");
+            }
+        }
+    });
+}
+
+/// Makes the arenas the schedule wants now (each once, by its key).
+pub(crate) async fn plan(deps: &Context, rules: &[Rule]) -> usize {
+    let now = deps.clock.now_utc();
+    let mut made = 0;
+    for planned in due(rules, now) {
+        match store::insert_planned(&deps.postgres, &planned, now).await {
+            Ok(true) => made += 1,
+            Ok(false) => {}
+            Err(error) => tracing::warn!(%error, key = planned.key, "planning an arena"),
+        }
+    }
+    made
+}
+
+/// One wave over every running arena this instance leads.
+async fn direct(
+    deps: &Context,
+    leases: &mut std::collections::HashMap<Uuid, u64>,
+) -> Result<(), sqlx::Error> {
+    let now = deps.clock.now_utc();
+    let running = store::running(&deps.postgres, now).await?;
+    leases.retain(|id, _| running.iter().any(|row| row.id == *id));
+    let lease_ms = (deps.settings.tournament_wave.as_millis() as u64 * 3).max(1_000);
+    for row in running {
+        let name = format!("tournament:{}", row.id);
+        let held = leases.get(&row.id).copied();
+        match queues::lead(
+            &deps.redis,
+            &name,
+            deps.settings.instance.id(),
+            held,
+            lease_ms,
+        )
+        .await
+        {
+            Ok(Some(token)) => {
+                leases.insert(row.id, token);
+            }
+            Ok(None) => {
+                leases.remove(&row.id);
+                continue;
+            }
+            Err(error) => {
+                tracing::warn!(%error, tournament = %row.id, "tournament lease");
+                continue;
+            }
+        }
+        if (row.ends_at - now).whole_seconds() < LAST_PAIRING_SECS {
+            continue;
+        }
+        if let Err(error) = wave(deps, &row).await {
+            tracing::warn!(%error, tournament = %row.id, "tournament pairing");
+        }
+    }
+    Ok(())
+}
+
+/// Pairs one arena's waiting players and makes their games.
+pub(crate) async fn wave(deps: &Context, row: &Row) -> Result<usize, sqlx::Error> {
+    let entrants = store::entrants(&deps.postgres, row.id).await?;
+    let finished = store::finished_games(&deps.postgres, row.id, row.ends_at).await?;
+    // A player whose last game they never started is paused (and loses a
+    // point by the scoring) until they come back.
+    let idle: Vec<Uuid> = entrants
+        .iter()
+        .filter(|entrant| {
+            entrant.current_game.is_some_and(|game| {
+                finished.iter().any(|g| {
+                    g.id == game
+                        && (0..2).any(|seat| {
+                            g.seats[seat] == Some(entrant.player)
+                                && outcome(g, seat) == Outcome::NoStart
+                        })
+                })
+            })
+        })
+        .map(|entrant| entrant.player)
+        .collect();
+    store::pause(&deps.postgres, row.id, &idle).await?;
+    let done: std::collections::HashSet<Uuid> = finished.iter().map(|g| g.id).collect();
+    let scores: std::collections::HashMap<Uuid, i32> = standings(&entrants, &finished)
+        .into_iter()
+        .map(|(entry, _)| (entry.player, entry.tally.score))
+        .collect();
+    let candidates: Vec<&store::Entrant> = entrants
+        .iter()
+        .filter(|e| !e.paused && !e.withdrawn && !idle.contains(&e.player))
+        .filter(|e| e.current_game.is_none_or(|game| done.contains(&game)))
+        .collect();
+    let ids: Vec<Uuid> = candidates.iter().map(|e| e.player).collect();
+    let now_ms = deps.clock.now_millis();
+    // Present: a lobby or tournament page open (the lobby's mark).
+    let present = queues::alive_among(&deps.redis, &ids, now_ms)
+        .await
+        .unwrap_or_default();
+    let waiting: Vec<Waiting> = candidates
+        .iter()
+        .filter(|e| present.contains(&e.player))
+        .map(|e| Waiting {
+            player: e.player,
+            score: scores.get(&e.player).copied().unwrap_or(0),
+            rating: e.rating,
+            last_opponent: e.last_opponent,
+            // Since their last game ended, or since they joined.
+            since_ms: e
+                .current_game
+                .and_then(|game| finished.iter().find(|g| g.id == game))
+                .map_or(e.joined_ms, |g| g.ended_ms),
+            first_balance: e.first_balance,
+        })
+        .collect();
+    let pairs = pairing::pair(&waiting, now_ms, now_ms.rotate_left(17));
+    // Each game is a Postgres transaction and a round trip to game-room:
+    // a wave of hundreds makes them a few dozen at a time.
+    let made = std::sync::atomic::AtomicUsize::new(0);
+    futures_util::stream::iter(pairs)
+        .for_each_concurrent(GAMES_AT_ONCE, |(first, second)| {
+            let made = &made;
+            let (first, second) = (&waiting[first], &waiting[second]);
+            async move {
+                match start_game(deps, row, first, second).await {
+                    Ok(true) => {
+                        made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Ok(false) => {}
+                    Err(error) => tracing::warn!(%error, tournament = %row.id, "seating a pair"),
+                }
+            }
+        })
+        .await;
+    Ok(made.into_inner())
+}
+
+async fn start_game(
+    deps: &Context,
+    row: &Row,
+    first: &Waiting,
+    second: &Waiting,
+) -> Result<bool, sqlx::Error> {
+    let game = Uuid::now_v7();
+    if !store::seat_pair(&deps.postgres, row.id, first.player, second.player, game).await? {
+        return Ok(false);
+    }
+    let seat = |w: &Waiting| SeatRequest::Player {
+        id: w.player,
+        rating: Some(w.rating),
+        rd: None,
+    };
+    let request = CreateGame {
+        id: Some(game),
+        variant: row.shape.variant.standard(),
+        seats: [seat(first), seat(second)],
+        rated: row.shape.rated,
+        time_control: Some(row.shape.time_control),
+        room: false,
+        tournament: Some(row.id),
+    };
+    let created = match deps.game_room.create(&request).await {
+        Ok(created) => created,
+        Err(error) => {
+            tracing::warn!(code = ?error.code, tournament = %row.id, "a tournament game could not be made");
+            store::unseat(&deps.postgres, row.id, &[first.player, second.player], game).await?;
+            return Ok(false);
+        }
+    };
+    let names = [
+        crate::ratings::name(&deps.postgres, first.player)
+            .await
+            .ok()
+            .flatten(),
+        crate::ratings::name(&deps.postgres, second.player)
+            .await
+            .ok()
+            .flatten(),
+    ];
+    let players = [first, second];
+    for (seat, side) in [(0, Side::South), (1, Side::North)] {
+        let opponent = players[1 - seat];
+        let matched = Matched {
+            game_id: created.id,
+            queue: format!("tournament:{}", row.id),
+            seat: side,
+            opponent: SeatInfo {
+                player: Some(opponent.player),
+                name: names[1 - seat].clone().unwrap_or_default(),
+                ai: None,
+                rating: Some(opponent.rating),
+            },
+            ws_path: created.play_path.clone(),
+            rated: created.rated,
+            casual_reason: created.casual_reason,
+        };
+        tell(
+            deps,
+            players[seat].player,
+            &LobbyServerMessage::Matched(matched),
+        )
+        .await;
+    }
+    metrics::counter!("tournament_games_total").increment(1);
+    Ok(true)
+}

@@ -1,0 +1,434 @@
+//! Tournaments in Postgres: the arenas, who joined them, and their games
+//! (the standings are folded from those, never stored).
+
+use mancala_proto::VariantName;
+use mancala_proto::game::TimeControl;
+use sqlx::{PgConnection, PgPool};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::schedule::{Planned, Shape};
+
+/// A tournament as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub id: Uuid,
+    pub name: String,
+    pub code: Option<String>,
+    pub created_by: Option<Uuid>,
+    pub shape: Shape,
+    pub starts_at: OffsetDateTime,
+    pub ends_at: OffsetDateTime,
+    pub players: i64,
+}
+
+/// One who joined.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entrant {
+    pub player: Uuid,
+    pub name: String,
+    /// When they joined (clock ms).
+    pub joined_ms: u64,
+    pub rating: f64,
+    pub paused: bool,
+    pub withdrawn: bool,
+    pub last_opponent: Option<Uuid>,
+    pub first_balance: i32,
+    pub current_game: Option<Uuid>,
+}
+
+/// A finished game of the tournament, as the standings fold it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedGame {
+    pub id: Uuid,
+    pub seats: [Option<Uuid>; 2],
+    pub ratings: [Option<f64>; 2],
+    pub berserk: [bool; 2],
+    pub result: String,
+    pub reason: String,
+    pub plies: i32,
+    /// When it ended (clock ms).
+    pub ended_ms: u64,
+}
+
+fn millis(at: OffsetDateTime) -> u64 {
+    u64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(0)
+}
+
+fn shape_of(
+    variant: &str,
+    initial_secs: i32,
+    increment_secs: i32,
+    minutes: i64,
+    rated: bool,
+    bands: [Option<i32>; 3],
+) -> Shape {
+    let positive = |n: Option<i32>| n.and_then(|n| u32::try_from(n).ok());
+    Shape {
+        variant: VariantName::parse(variant).unwrap_or(VariantName::Kalah),
+        time_control: TimeControl {
+            initial_secs: initial_secs.max(0) as u32,
+            increment_secs: increment_secs.max(0) as u32,
+        },
+        minutes: minutes.clamp(0, i64::from(u32::MAX)) as u32,
+        rated,
+        min_rating: positive(bands[0]),
+        max_rating: positive(bands[1]),
+        max_players: positive(bands[2]),
+    }
+}
+
+/// Makes a planned arena unless it exists: true when this call made it.
+pub async fn insert_planned(
+    pool: &PgPool,
+    plan: &Planned,
+    now: OffsetDateTime,
+) -> Result<bool, sqlx::Error> {
+    let shape = &plan.shape;
+    let ends_at = plan.starts_at + time::Duration::minutes(i64::from(shape.minutes));
+    let made = sqlx::query!(
+        "INSERT INTO tournaments (id, name, schedule_key, variant, initial_secs, increment_secs,
+                                  starts_at, ends_at, rated, min_rating, max_rating, max_players,
+                                  created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (schedule_key) DO NOTHING",
+        Uuid::now_v7(),
+        plan.name,
+        plan.key,
+        shape.variant.as_str(),
+        shape.time_control.initial_secs as i32,
+        shape.time_control.increment_secs as i32,
+        plan.starts_at,
+        ends_at,
+        shape.rated,
+        shape.min_rating.map(|n| n as i32),
+        shape.max_rating.map(|n| n as i32),
+        shape.max_players.map(|n| n as i32),
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(made.rows_affected() == 1)
+}
+
+/// A private arena made by `creator`.
+#[allow(clippy::too_many_arguments)]
+pub async fn insert_private(
+    pool: &PgPool,
+    id: Uuid,
+    name: &str,
+    code: &str,
+    creator: Uuid,
+    shape: &Shape,
+    starts_at: OffsetDateTime,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO tournaments (id, name, code, created_by, variant, initial_secs,
+                                  increment_secs, starts_at, ends_at, rated, min_rating,
+                                  max_rating, max_players, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        id,
+        name,
+        code,
+        creator,
+        shape.variant.as_str(),
+        shape.time_control.initial_secs as i32,
+        shape.time_control.increment_secs as i32,
+        starts_at,
+        starts_at + time::Duration::minutes(i64::from(shape.minutes)),
+        shape.rated,
+        shape.min_rating.map(|n| n as i32),
+        shape.max_rating.map(|n| n as i32),
+        shape.max_players.map(|n| n as i32),
+        now,
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+macro_rules! rows {
+    ($pool:expr, $filter:literal, $($arg:expr),*) => {{
+        let rows = sqlx::query!(
+            r#"SELECT t.id, t.name, t.code, t.created_by, t.variant, t.initial_secs,
+                      t.increment_secs, t.starts_at, t.ends_at, t.rated, t.min_rating,
+                      t.max_rating, t.max_players,
+                      (EXTRACT(EPOCH FROM t.ends_at - t.starts_at) / 60)::bigint AS "minutes!",
+                      (SELECT count(*) FROM tournament_players p
+                       WHERE p.tournament_id = t.id) AS "players!"
+               FROM tournaments t "# + $filter,
+            $($arg),*
+        )
+        .fetch_all($pool)
+        .await?;
+        rows.into_iter()
+            .map(|r| Row {
+                id: r.id,
+                name: r.name,
+                code: r.code,
+                created_by: r.created_by,
+                shape: shape_of(
+                    &r.variant,
+                    r.initial_secs,
+                    r.increment_secs,
+                    r.minutes,
+                    r.rated,
+                    [r.min_rating, r.max_rating, r.max_players],
+                ),
+                starts_at: r.starts_at,
+                ends_at: r.ends_at,
+                players: r.players,
+            })
+            .collect::<Vec<Row>>()
+    }};
+}
+
+/// One tournament.
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Row>, sqlx::Error> {
+    Ok(rows!(pool, "WHERE t.id = $1", id).into_iter().next())
+}
+
+/// The listed (scheduled) arenas not over at `now`, soonest first.
+pub async fn listed(pool: &PgPool, now: OffsetDateTime) -> Result<Vec<Row>, sqlx::Error> {
+    Ok(rows!(
+        pool,
+        "WHERE t.schedule_key IS NOT NULL AND t.ends_at > $1 ORDER BY t.starts_at, t.id LIMIT 40",
+        now
+    ))
+}
+
+/// Every arena running at `now` (the directors' work).
+pub async fn running(pool: &PgPool, now: OffsetDateTime) -> Result<Vec<Row>, sqlx::Error> {
+    Ok(rows!(
+        pool,
+        "WHERE t.starts_at <= $1 AND t.ends_at > $1 ORDER BY t.id",
+        now
+    ))
+}
+
+/// Locks the tournament's row for a join (the cap is counted under it).
+pub async fn lock(connection: &mut PgConnection, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query!("SELECT id FROM tournaments WHERE id = $1 FOR UPDATE", id)
+        .fetch_optional(connection)
+        .await?;
+    Ok(())
+}
+
+/// Joins (or rejoins, unpausing) `player` with `rating`.
+pub async fn join(
+    connection: &mut PgConnection,
+    id: Uuid,
+    player: Uuid,
+    rating: f64,
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "INSERT INTO tournament_players (tournament_id, player_id, joined_at, rating)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (tournament_id, player_id)
+         DO UPDATE SET paused = false, withdrawn = false",
+        id,
+        player,
+        now,
+        rating,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
+
+/// Whether `player` joined `id`.
+pub async fn joined(
+    connection: &mut PgConnection,
+    id: Uuid,
+    player: Uuid,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM tournament_players
+                          WHERE tournament_id = $1 AND player_id = $2) AS "joined!""#,
+        id,
+        player
+    )
+    .fetch_one(connection)
+    .await
+}
+
+/// Pauses (or, `withdraw`, withdraws) `player`: true when they had joined.
+pub async fn step_out(
+    pool: &PgPool,
+    id: Uuid,
+    player: Uuid,
+    withdraw: bool,
+) -> Result<bool, sqlx::Error> {
+    let changed = sqlx::query!(
+        "UPDATE tournament_players SET paused = true, withdrawn = withdrawn OR $3
+         WHERE tournament_id = $1 AND player_id = $2",
+        id,
+        player,
+        withdraw,
+    )
+    .execute(pool)
+    .await?;
+    Ok(changed.rows_affected() == 1)
+}
+
+/// Everyone who joined, with their display names.
+pub async fn entrants(pool: &PgPool, id: Uuid) -> Result<Vec<Entrant>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT e.player_id, p.display_name, e.rating, e.paused, e.withdrawn, e.last_opponent,
+                e.first_balance, e.current_game, e.joined_at
+         FROM tournament_players e JOIN players p ON p.id = e.player_id
+         WHERE e.tournament_id = $1",
+        id
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Entrant {
+            player: r.player_id,
+            name: r.display_name,
+            joined_ms: millis(r.joined_at),
+            rating: r.rating,
+            paused: r.paused,
+            withdrawn: r.withdrawn,
+            last_opponent: r.last_opponent,
+            first_balance: r.first_balance,
+            current_game: r.current_game,
+        })
+        .collect())
+}
+
+/// The tournament's finished games that count (those over by its end, as
+/// lichess counts them), in the order they ended.
+pub async fn finished_games(
+    pool: &PgPool,
+    id: Uuid,
+    ends_at: OffsetDateTime,
+) -> Result<Vec<FinishedGame>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT id, seat0_player, seat1_player, seat0_rating, seat1_rating, berserk0, berserk1,
+                  result AS "result!", reason AS "reason!", plies, ended_at AS "ended_at!"
+           FROM games
+           WHERE tournament_id = $1 AND status = 'over' AND ended_at <= $2
+           ORDER BY ended_at, id"#,
+        id,
+        ends_at,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| FinishedGame {
+            id: r.id,
+            seats: [r.seat0_player, r.seat1_player],
+            ratings: [r.seat0_rating, r.seat1_rating],
+            berserk: [r.berserk0, r.berserk1],
+            result: r.result,
+            reason: r.reason,
+            plies: r.plies,
+            ended_ms: millis(r.ended_at),
+        })
+        .collect())
+}
+
+/// The tournament's live games: id and seats.
+pub async fn live_games(
+    pool: &PgPool,
+    id: Uuid,
+) -> Result<Vec<(Uuid, [Option<Uuid>; 2])>, sqlx::Error> {
+    let rows = sqlx::query!(
+        "SELECT id, seat0_player, seat1_player FROM games
+         WHERE tournament_id = $1 AND status = 'live'",
+        id
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.id, [r.seat0_player, r.seat1_player]))
+        .collect())
+}
+
+/// Seats `first` and `second` in game `game`, unless either is still in a
+/// live game of this tournament: true when both were taken (then the
+/// caller makes the game, under the same id).
+pub async fn seat_pair(
+    pool: &PgPool,
+    id: Uuid,
+    first: Uuid,
+    second: Uuid,
+    game: Uuid,
+) -> Result<bool, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let taken = sqlx::query!(
+        "UPDATE tournament_players e
+         SET current_game = $4,
+             last_opponent = CASE WHEN e.player_id = $2 THEN $3 ELSE $2 END,
+             first_balance = e.first_balance + CASE WHEN e.player_id = $2 THEN 1 ELSE -1 END
+         WHERE e.tournament_id = $1 AND e.player_id IN ($2, $3)
+           AND NOT e.paused AND NOT e.withdrawn
+           AND (e.current_game IS NULL
+                OR NOT EXISTS (SELECT 1 FROM games g
+                               WHERE g.id = e.current_game AND g.status = 'live'))",
+        id,
+        first,
+        second,
+        game,
+    )
+    .execute(&mut *tx)
+    .await?;
+    if taken.rows_affected() != 2 {
+        tx.rollback().await?;
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Pauses the players who never started their last game (a no-start
+/// costs a point and the seat until they come back).
+pub async fn pause(pool: &PgPool, id: Uuid, players: &[Uuid]) -> Result<(), sqlx::Error> {
+    if players.is_empty() {
+        return Ok(());
+    }
+    sqlx::query!(
+        "UPDATE tournament_players SET paused = true, current_game = NULL
+         WHERE tournament_id = $1 AND player_id = ANY($2)",
+        id,
+        players,
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Gives back the seats of a pair whose game could not be made.
+pub async fn unseat(
+    pool: &PgPool,
+    id: Uuid,
+    players: &[Uuid],
+    game: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE tournament_players SET current_game = NULL
+         WHERE tournament_id = $1 AND player_id = ANY($2) AND current_game = $3",
+        id,
+        players,
+        game,
+    )
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Whether `player` registered (a guest cannot make an arena).
+pub async fn registered(pool: &PgPool, player: Uuid) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT EXISTS (SELECT 1 FROM credentials WHERE player_id = $1) AS "registered!""#,
+        player
+    )
+    .fetch_one(pool)
+    .await
+}

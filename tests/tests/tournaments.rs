@@ -1,0 +1,286 @@
+//! Arena tournaments against the real `arena` process (issue 44): a
+//! private arena joined by its code pairs its present players, scores a
+//! streak, and keeps exactly its standings across a `kill -9`; the
+//! operator's schedule makes its arenas once.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Arena, WAIT, play_plies};
+use mancala_tests::harness::{Guest, Ws, call};
+use serde_json::{Value, json};
+
+/// Pairing waves every 100 ms: a free player is paired at once.
+const FAST: [(&str, &str); 1] = [("APP_TOURNAMENT_WAVE_MS", "100")];
+
+async fn create(arena: &Arena, who: &Guest, body: Value) -> Value {
+    let (status, made) = call(
+        "POST",
+        format!("{}/v1/tournaments", arena.base()),
+        Some(body),
+        Some(&who.token),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    made
+}
+
+async fn join(arena: &Arena, who: &Guest, id: &str, code: Option<&str>) -> (u16, Value) {
+    call(
+        "POST",
+        format!("{}/v1/tournaments/{id}/join", arena.base()),
+        Some(json!({"code": code})),
+        Some(&who.token),
+    )
+    .await
+}
+
+async fn view(arena: &Arena, id: &str, who: Option<&Guest>) -> Value {
+    let (status, body) = call(
+        "GET",
+        format!("{}/v1/tournaments/{id}", arena.base()),
+        None,
+        who.map(|g| g.token.as_str()),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The next tournament game `who`'s lobby hears of: its id. Two players
+/// who just met wait the rematch wait (10 s) before meeting again.
+async fn matched(lobby: &mut Ws, tournament: &str) -> String {
+    let message = lobby.until("matched", Duration::from_secs(20)).await;
+    assert_eq!(
+        message["queue"],
+        format!("tournament:{tournament}"),
+        "{message}"
+    );
+    message["game_id"].as_str().unwrap().to_owned()
+}
+
+/// `winner` and `loser` play `game`: three moves each side where the turn
+/// allows, then the loser resigns.
+async fn play_and_resign(arena: &Arena, game: &str, winner: &Guest, loser: &Guest) {
+    let (winner_ws, state) = arena.play(game, winner).await;
+    let (loser_ws, _) = arena.play(game, loser).await;
+    let winner_first = state["seats"][0]["player"] == winner.id.as_str();
+    let [mut first, mut second] = if winner_first {
+        [winner_ws, loser_ws]
+    } else {
+        [loser_ws, winner_ws]
+    };
+    play_plies([&mut first, &mut second], &state, 6).await;
+    let loser_ws = if winner_first {
+        &mut second
+    } else {
+        &mut first
+    };
+    loser_ws.send(json!({"t": "resign"})).await;
+    loser_ws.until("over", WAIT).await;
+}
+
+fn row<'a>(view: &'a Value, who: &Guest) -> &'a Value {
+    view["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["player"] == who.id.as_str())
+        .unwrap_or_else(|| panic!("{} not in {view}", who.id))
+}
+
+/// A registered player makes a private arena that starts at once; the
+/// code is needed to join; the two players who keep a page open are
+/// paired at once, again after each game (they are the only two, so
+/// after the rematch wait); the one who wins three in a row scores
+/// 2 + 2 + 4 and is on fire. The standings are the same numbers after the
+/// process is killed and started again.
+#[actix_rt::test]
+async fn a_private_arena_by_code_pairs_scores_a_streak_and_survives_kill_9() {
+    let mut arena = Arena::start(&FAST).await;
+    let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
+    let guest = arena.guest().await;
+    let (status, refused) = call(
+        "POST",
+        format!("{}/v1/tournaments", arena.base()),
+        Some(json!({"name": "Guests' night", "variant": "kalah",
+                    "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30})),
+        Some(&guest.token),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (403, Some("forbidden")),
+        "{refused}"
+    );
+    let made = create(
+        &arena,
+        &ann,
+        json!({"name": "Friday club", "variant": "kalah",
+               "time_control": {"initial_secs": 180, "increment_secs": 2},
+               "minutes": 30, "starts_in_secs": 0}),
+    )
+    .await;
+    let id = made["id"].as_str().unwrap().to_owned();
+    let code = made["code"].as_str().unwrap().to_owned();
+    assert!(made["private"].as_bool().unwrap());
+    assert_eq!(made["status"], "running");
+    // Not listed, and the code is the maker's to pass on.
+    let (_, list) = call(
+        "GET",
+        format!("{}/v1/tournaments", arena.base()),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(list["running"], json!([]), "{list}");
+    assert!(view(&arena, &id, Some(&ben)).await["tournament"]["code"].is_null());
+
+    let (status, _) = join(&arena, &ben, &id, Some("WRONG123")).await;
+    assert_eq!(status, 403, "a wrong code");
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let mut ben_lobby = arena.lobby(&ben).await;
+    assert_eq!(join(&arena, &ann, &id, Some(&code)).await.0, 204);
+    assert_eq!(join(&arena, &ben, &id, Some(&code)).await.0, 204);
+
+    let started = Instant::now();
+    for round in 0..3 {
+        let game = matched(&mut ann_lobby, &id).await;
+        assert_eq!(matched(&mut ben_lobby, &id).await, game);
+        if round == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "paired within a wave or two"
+            );
+            let seen = view(&arena, &id, Some(&ann)).await;
+            assert_eq!(seen["my_game"], game.as_str());
+            assert_eq!(seen["top_game"], game.as_str());
+        }
+        play_and_resign(&arena, &game, &ann, &ben).await;
+    }
+    // The game is over when both sockets said so; the standings read it.
+    let deadline = Instant::now() + WAIT;
+    let standings = loop {
+        let seen = view(&arena, &id, Some(&ann)).await;
+        if row(&seen, &ann)["games"] == 3 {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "{seen}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let first = row(&standings, &ann);
+    assert_eq!(first["sheet"], json!([2, 2, 4]), "{standings}");
+    assert_eq!(first["score"], 8);
+    assert_eq!(first["on_fire"], true);
+    assert_eq!(first["rank"], 1);
+    assert_eq!(row(&standings, &ben)["sheet"], json!([0, 0, 0]));
+    assert_eq!(standings["me"]["player"], ann.id.as_str());
+
+    // kill -9 and start again: the same standings, from the same games.
+    drop((ann_lobby, ben_lobby));
+    let before = view(&arena, &id, None).await["standings"].clone();
+    arena.kill_and_restart().await;
+    let after = view(&arena, &id, None).await["standings"].clone();
+    assert_eq!(after, before);
+    arena.stores.cleanup().await.unwrap();
+}
+
+/// The operator's schedule: every arena it wants now (the one running and
+/// those announced) is made, once, and listed with its start on the
+/// minute; the process started again plans the same moment and makes
+/// nothing twice.
+#[actix_rt::test]
+async fn the_schedule_makes_its_arenas_once_and_lists_them() {
+    let dir = std::env::temp_dir().join(format!("schedule-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tournaments.toml");
+    std::fs::write(
+        &file,
+        r#"
+[[arena]]
+name = "Minutely Kalah"
+cron = "* * * * *"
+variant = "kalah"
+clock = "1+0"
+minutes = 5
+announce_minutes = 2
+
+[[arena]]
+name = "Hourly Oware"
+cron = "0 * * * *"
+variant = "oware"
+clock = "3+2"
+minutes = 30
+rated = false
+announce_minutes = 60
+"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap().to_owned();
+    let arena = Arena::start(&[("APP_TOURNAMENT_SCHEDULE", path.as_str())]).await;
+    let deadline = Instant::now() + WAIT;
+    let list = loop {
+        let (_, list) = call(
+            "GET",
+            format!("{}/v1/tournaments", arena.base()),
+            None,
+            None,
+        )
+        .await;
+        if list["running"].as_array().is_some_and(|r| r.len() >= 5) {
+            break list;
+        }
+        assert!(Instant::now() < deadline, "{list}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let running = list["running"].as_array().unwrap();
+    // The minutely arenas of the last five minutes run now, each started
+    // on a minute; the next two are announced.
+    let minutely = |list: &[Value]| {
+        list.iter()
+            .filter(|t| t["name"] == "Minutely Kalah")
+            .count()
+    };
+    assert_eq!(minutely(running), 5, "{list}");
+    assert!(
+        running
+            .iter()
+            .all(|t| t["starts_at"].as_str().unwrap().ends_with(":00Z"))
+    );
+    let upcoming = list["upcoming"].as_array().unwrap();
+    assert!((2..=3).contains(&minutely(upcoming)), "{list}");
+    assert!(
+        upcoming
+            .iter()
+            .any(|t| t["name"] == "Hourly Oware" && t["rated"] == false)
+    );
+    // A process started again plans the same moment again: nothing twice.
+    let count = |arena: &Arena| {
+        let pool = arena.stores.postgres.clone();
+        async move {
+            sqlx::query_as::<_, (i64, i64)>(
+                "SELECT count(*), count(DISTINCT schedule_key) FROM tournaments",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    let (made, keys) = count(&arena).await;
+    assert_eq!(made, keys);
+    let mut arena = arena;
+    arena.kill_and_restart().await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (again, _) = count(&arena).await;
+    assert!(
+        again <= made + 1,
+        "a minute may have passed: {made} then {again}"
+    );
+    let (made, keys) = count(&arena).await;
+    assert_eq!(made, keys);
+    arena.stores.cleanup().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
