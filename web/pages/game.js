@@ -33,6 +33,13 @@ export function mount(root, { id, mode }) {
   const view = createGameView({ onPlay: play, onAction: act });
   const loading = h('p', { class: 'page-loading', 'data-testid': 'game-loading', text: t('connecting') });
   root.append(loading);
+  // A tournament game: the way back, taken by itself once the game is
+  // over (the tournament page is where the next pairing finds me).
+  const tournament = new URLSearchParams(location.search).get('tournament');
+  let backTimer = null;
+  if (tournament && !watching) {
+    root.prepend(h('a', { class: 'button small ghost back-to-tournament', href: `/tournament/${encodeURIComponent(tournament)}`, 'data-testid': 'back-to-tournament', text: t('back_to_tournament') }));
+  }
 
   const socket = new LiveSocket({
     path: `/v1/games/${encodeURIComponent(id)}/${watching ? 'watch' : 'play'}`,
@@ -79,6 +86,9 @@ export function mount(root, { id, mode }) {
       root.append(view.el);
     }
     view.update(game, context());
+    if (tournament && !watching && !isLive(game) && backTimer === null) {
+      backTimer = setTimeout(() => navigate(`/tournament/${encodeURIComponent(tournament)}`), 3_000);
+    }
     const names = game.seats.map(seatName).join(' – ');
     document.title = `${variantName(game.variant)}: ${names} · Mancala Arena`;
   }
@@ -283,6 +293,7 @@ export function mount(root, { id, mode }) {
       clearInterval(ticker);
       clearTimeout(pendingTimer);
       document.removeEventListener('keydown', onKey);
+      clearTimeout(backTimer);
       view.destroy();
     },
     relabel() {

@@ -11,6 +11,7 @@ import { gameList } from './game-list.js';
 import { createRankedCard } from './lobby-queue.js';
 import { aiCard, hotseatCard, inviteCard, newStartForm } from './lobby-start.js';
 import { takeAgain } from '../match/again.js';
+import { tournamentLine } from './tournaments.js';
 
 export function mount(root) {
   let destroyed = false;
@@ -25,6 +26,25 @@ export function mount(root) {
   const statsEl = h('div', { class: 'stats', 'data-testid': 'stats' });
   const featured = h('div', { 'data-testid': 'featured-games' });
   const live = h('div', { 'data-testid': 'live-games' });
+  const arenas = h('div', { 'data-testid': 'lobby-tournaments' });
+  let tournaments = null;
+
+  // The arenas on now and next, the three soonest.
+  async function loadTournaments() {
+    try {
+      const list = await get('/v1/tournaments');
+      tournaments = [...list.running, ...list.upcoming].slice(0, 3);
+    } catch { tournaments = tournaments ?? []; }
+    if (!destroyed) drawArenas();
+  }
+
+  function drawArenas() {
+    if (tournaments === null) return;
+    arenas.replaceChildren(tournaments.length
+      ? h('div', { class: 'game-list' }, tournaments.map(tournamentLine))
+      : h('p', { class: 'muted', text: t('tournament_none') }),
+    h('a', { class: 'small', href: '/tournaments', 'data-testid': 'lobby-all-tournaments', text: t('tournaments_all') }));
+  }
   const startBox = h('div', { class: 'play-grid-rest' });
 
   function drawStats() {
@@ -100,7 +120,7 @@ export function mount(root) {
     }
     if (!destroyed) drawGames();
   }
-  const gamesTimer = setInterval(loadGames, 10_000);
+  const gamesTimer = setInterval(() => { loadGames(); loadTournaments(); }, 10_000);
 
   function draw() {
     document.title = `${t('nav_play')} · Mancala Arena`;
@@ -108,17 +128,20 @@ export function mount(root) {
     ranked.draw();
     drawStart();
     drawGames();
+    drawArenas();
     root.replaceChildren(h('div', { class: 'lobby', 'data-testid': 'lobby' },
       h('div', { class: 'lobby-main' },
         h('h1', { class: 'page-title', text: t('lobby_title') }),
         statsEl,
         h('div', { class: 'play-grid' }, ranked.el, startBox)),
       h('aside', { class: 'lobby-side' },
+        h('section', { class: 'card' }, h('h2', { text: t('tournaments_title') }), arenas),
         h('section', { class: 'card' }, h('h2', { text: t('featured_title') }), featured),
         h('section', { class: 'card' }, h('h2', { text: t('live_title') }), live))));
   }
   draw();
   loadGames();
+  loadTournaments();
   // After the router has placed focus on the page: the card's own button,
   // so Enter plays again as chosen.
   if (again) {

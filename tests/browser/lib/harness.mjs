@@ -176,3 +176,33 @@ export async function playToEnd(page, move) {
     assert.ok(moves < 200, 'the game ends');
   }
 }
+
+export const PASSWORD = 'correct horse battery';
+
+// A call to the server under test, as a script would make it.
+export async function callApi(method, path, body, token) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+// A registered account made through the API: { id, token }.
+export async function registerAccount(name) {
+  const guest = await callApi('POST', '/v1/auth/guest', {});
+  const session = await callApi('POST', '/v1/auth/register', { username: name, password: PASSWORD }, guest.body.access_token);
+  assert.equal(session.status, 201, JSON.stringify(session.body));
+  return { id: session.body.player.id, token: session.body.access_token };
+}
+
+// Signs in through the header's account dialog.
+export async function signIn(page, name) {
+  await page.goto('/lobby');
+  await page.getByTestId('sign-in').click();
+  await page.getByRole('tab').nth(1).click();
+  await page.getByTestId('account-username').fill(name);
+  await page.getByTestId('account-password').fill(PASSWORD);
+  await page.getByTestId('account-submit').click();
+  await page.getByTestId('logout-header').waitFor();
+}

@@ -8,28 +8,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { BASE, DESKTOP, PHONE, assertNoPageErrors, launch, newPage, shoot, startAiGame } from '../lib/harness.mjs';
+import {
+  DESKTOP, PASSWORD, PHONE, assertNoPageErrors, callApi as call, launch, newPage, registerAccount as account, shoot, signIn, startAiGame,
+} from '../lib/harness.mjs';
 
-const PASSWORD = 'correct horse battery';
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function call(method, path, body, token) {
-  const headers = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${BASE}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
-
-// A registered account made through the API: { id, token }.
-async function account(name) {
-  const guest = await call('POST', '/v1/auth/guest', {});
-  const session = await call('POST', '/v1/auth/register', { username: name, password: PASSWORD }, guest.body.access_token);
-  assert.equal(session.status, 201, JSON.stringify(session.body));
-  return { id: session.body.player.id, token: session.body.access_token };
-}
 
 function grant(name, role) {
   execFileSync(process.env.ARENA_ADMIN_BIN, ['grant', name, role, '--reason', 'the site owner'], {
@@ -40,17 +25,6 @@ function grant(name, role) {
       APP_REDIS_PREFIX: process.env.ARENA_REDIS_PREFIX,
     },
   });
-}
-
-// Signs in through the header's account dialog.
-async function signIn(page, name) {
-  await page.goto('/lobby');
-  await page.getByTestId('sign-in').click();
-  await page.getByRole('tab').nth(1).click();
-  await page.getByTestId('account-username').fill(name);
-  await page.getByTestId('account-password').fill(PASSWORD);
-  await page.getByTestId('account-submit').click();
-  await page.getByTestId('logout-header').waitFor();
 }
 
 test('the console in Korean: a report, the account, a warning and a ban, the log, a live game', { timeout: 150_000 }, async () => {

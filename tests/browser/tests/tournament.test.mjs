@@ -1,0 +1,90 @@
+// An arena tournament in the browser: a registered player makes a private
+// arena, a friend opens its address and joins; both are paired at once,
+// play, and come back to the tournament page by themselves, where the
+// standings have moved; a third person watches the top game from the
+// tournament page. Korean on a phone, English on a desktop.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  DESKTOP, PHONE, assertNoPageErrors, launch, newPage, registerAccount, shoot, signIn,
+} from '../lib/harness.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+// The tournament game the page was sent to, played: one move each, then
+// `loser` resigns; both pages go back to the tournament by themselves.
+async function playOne(winner, loser) {
+  for (const page of [winner, loser]) {
+    await page.waitForURL(/\/game\/[0-9a-f-]{36}\?tournament=/, { timeout: 30_000 });
+    await page.locator('[data-testid="game"][data-status="live"]').waitFor();
+  }
+  assert.equal(winner.url(), loser.url(), 'both at the same game');
+  const turnOf = (page) => page.evaluate(() => {
+    const game = document.querySelector('[data-testid="game"]');
+    return game.dataset.turn === game.dataset.you;
+  });
+  const [first, second] = (await turnOf(winner)) ? [winner, loser] : [loser, winner];
+  await first.locator('[data-testid^="panel-pit-"][data-playable="true"]').first().click();
+  await second.waitForFunction(() => document.querySelector('[data-testid^="panel-pit-"][data-playable="true"]'));
+  await second.locator('[data-testid^="panel-pit-"][data-playable="true"]').first().click();
+  await first.waitForFunction(() => Number(document.querySelector('[data-testid="game"]').dataset.ply) >= 2);
+  await loser.getByTestId('resign').click();
+  await loser.getByTestId('confirm-ok').click();
+  // Both see the result at once (each page goes back by itself 3 s later).
+  await Promise.all([winner, loser].map((page) => page.getByTestId('result').waitFor()));
+  await Promise.all([winner, loser].map((page) => page.waitForURL(/\/tournament\/[0-9a-f-]{36}/, { timeout: 15_000 })));
+}
+
+async function myScore(page) {
+  const row = page.locator('[data-testid="standing"].me');
+  await row.waitFor();
+  return Number(await row.getAttribute('data-score'));
+}
+
+test('a private arena: made, joined by its address, two games played, the standings move, the top game watched', { timeout: 150_000 }, async () => {
+  const suffix = Math.random().toString(36).slice(2, 7);
+  const [annName, benName] = [`ann_${suffix}`, `ben_${suffix}`];
+  await registerAccount(annName);
+  await registerAccount(benName);
+  const ann = await newPage(browser, { viewport: PHONE, locale: 'ko-KR' });
+  const ben = await newPage(browser, { viewport: DESKTOP });
+  await signIn(ann, annName);
+  await signIn(ben, benName);
+
+  await ann.getByTestId('nav-tournaments').click();
+  await ann.getByTestId('tournament-name').fill('금요일 아레나');
+  await ann.getByTestId('tournament-create').click();
+  await ann.waitForURL(/\/tournament\/[0-9a-f-]{36}\?code=[A-Z0-9]{8}$/);
+  const address = ann.url();
+  await ann.getByTestId('tournament-code').waitFor();
+  assert.match(await ann.getByTestId('tournament-countdown').textContent(), /뒤 종료/);
+  await shoot(ann, '44-tournament-made-ko');
+  await ann.getByTestId('tournament-join').click();
+  await ann.getByTestId('tournament-pause').waitFor();
+
+  await ben.goto(new URL(address).pathname + new URL(address).search);
+  await ben.getByTestId('tournament-join').click();
+
+  // Paired at once; Ann wins the first game.
+  await playOne(ann, ben);
+  assert.equal(await myScore(ann), 2);
+  assert.equal(await myScore(ben), 0);
+  await shoot(ann, '44-tournament-standings-ko');
+
+  // Alone together, they meet again after the rematch wait: a third
+  // person watches that game from the tournament page.
+  const watcher = await newPage(browser, { viewport: DESKTOP });
+  await watcher.goto(new URL(address).pathname);
+  await watcher.getByTestId('tournament-top-game').click({ timeout: 30_000 });
+  await watcher.waitForURL(/\/watch\/[0-9a-f-]{36}$/);
+  await watcher.locator('[data-testid="game"][data-status="live"]').waitFor();
+  await playOne(ann, ben);
+  assert.equal(await myScore(ann), 4);
+  const sheet = await ann.locator('[data-testid="standing"].me .tournament-sheet').textContent();
+  assert.equal(sheet.trim(), '2 2');
+  await shoot(ben, '44-tournament-standings-en');
+  assertNoPageErrors(ann, ben, watcher);
+});
