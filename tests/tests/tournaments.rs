@@ -284,3 +284,76 @@ announce_minutes = 60
     arena.stores.cleanup().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A paired player who never makes the first move: the game is aborted
+/// when the first-move window passes (2 s here), the idle one loses a
+/// point and is paused (not paired again) until they join again; the
+/// other is not charged and waits for someone else.
+#[actix_rt::test]
+async fn a_no_start_costs_a_point_and_pauses_until_joining_again() {
+    let arena = Arena::start(&[
+        ("APP_TOURNAMENT_WAVE_MS", "100"),
+        ("APP_FIRST_MOVE_SECS", "2"),
+    ])
+    .await;
+    let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
+    let made = create(
+        &arena,
+        &ann,
+        json!({"name": "Idle test", "variant": "kalah",
+               "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30}),
+    )
+    .await;
+    let (id, code) = (
+        made["id"].as_str().unwrap().to_owned(),
+        made["code"].as_str().unwrap().to_owned(),
+    );
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let mut ben_lobby = arena.lobby(&ben).await;
+    join(&arena, &ann, &id, Some(&code)).await;
+    join(&arena, &ben, &id, Some(&code)).await;
+    let game = matched(&mut ann_lobby, &id).await;
+    matched(&mut ben_lobby, &id).await;
+    // Both are at the board; the side to move never starts.
+    let (_ann_ws, _) = arena.play(&game, &ann).await;
+    let (_ben_ws, _) = arena.play(&game, &ben).await;
+    let record = arena.status(&game, "aborted").await;
+    assert_eq!(record["reason"], "no_start", "{record}");
+    let idle = if record["seats"][0]["player"] == ann.id.as_str() {
+        &ann
+    } else {
+        &ben
+    };
+    let other = if idle.id == ann.id { &ben } else { &ann };
+    let deadline = Instant::now() + WAIT;
+    let seen = loop {
+        let seen = view(&arena, &id, None).await;
+        if row(&seen, idle)["paused"] == true {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "{seen}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(row(&seen, idle)["sheet"], json!([-1]), "{seen}");
+    assert_eq!(row(&seen, idle)["score"], -1);
+    assert_eq!(
+        row(&seen, other)["sheet"],
+        json!([0]),
+        "not the other's fault"
+    );
+    assert_eq!(row(&seen, other)["paused"], false);
+    // Paused: no game for a while, though both are here.
+    assert!(
+        ann_lobby
+            .until_or_none("matched", Duration::from_secs(1))
+            .await
+            .is_none(),
+        "the idle player is not paired"
+    );
+    // Back: joining again unpauses, and they meet again (after the wait
+    // of two who just met).
+    assert_eq!(join(&arena, idle, &id, Some(&code)).await.0, 204);
+    let again = matched(&mut ann_lobby, &id).await;
+    assert_ne!(again, game);
+    arena.stores.cleanup().await.unwrap();
+}

@@ -311,7 +311,7 @@ pub async fn finished_games(
         r#"SELECT id, seat0_player, seat1_player, seat0_rating, seat1_rating, berserk0, berserk1,
                   result AS "result!", reason AS "reason!", plies, ended_at AS "ended_at!"
            FROM games
-           WHERE tournament_id = $1 AND status = 'over' AND ended_at <= $2
+           WHERE tournament_id = $1 AND status <> 'live' AND ended_at <= $2
            ORDER BY ended_at, id"#,
         id,
         ends_at,
