@@ -128,3 +128,20 @@ pub struct TournamentView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_game: Option<Uuid>,
 }
+
+/// One finished arena a player played in, for their profile.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentResult {
+    pub tournament: Tournament,
+    pub rank: u32,
+    pub score: i32,
+    pub games: u32,
+}
+
+/// `GET /v1/players/{id}/tournaments`: the finished arenas, newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentResults {
+    pub results: Vec<TournamentResult>,
+}

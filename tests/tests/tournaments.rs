@@ -185,6 +185,29 @@ async fn a_private_arena_by_code_pairs_scores_a_streak_and_survives_kill_9() {
     arena.kill_and_restart().await;
     let after = view(&arena, &id, None).await["standings"].clone();
     assert_eq!(after, before);
+
+    // Over (its end brought forward, standing in for half an hour): the
+    // profile shows the place.
+    sqlx::query("UPDATE tournaments SET ends_at = now(), starts_at = now() - interval '1 minute' WHERE id = $1::uuid")
+        .bind(&id)
+        .execute(&arena.stores.postgres)
+        .await
+        .unwrap();
+    let (_, results) = call(
+        "GET",
+        format!("{}/v1/players/{}/tournaments", arena.base(), ann.id),
+        None,
+        None,
+    )
+    .await;
+    let first = &results["results"][0];
+    assert_eq!(first["tournament"]["id"], id.as_str(), "{results}");
+    assert_eq!(
+        (first["rank"].as_u64(), first["score"].as_i64()),
+        (Some(1), Some(8)),
+        "{results}"
+    );
+    assert_eq!(first["tournament"]["status"], "finished");
     arena.stores.cleanup().await.unwrap();
 }
 

@@ -18,6 +18,7 @@ export function mount(root, { id }) {
   let games = [];
   let next = null;
   let gamesLoaded = false;
+  let results = [];
   let destroyed = false;
 
   async function loadProfile() {
@@ -33,6 +34,7 @@ export function mount(root, { id }) {
     if (profile) {
       loadHistory();
       loadGames();
+      loadResults();
     }
   }
 
@@ -55,6 +57,27 @@ export function mount(root, { id }) {
     } catch { /* shown as an empty list */ }
     gamesLoaded = true;
     if (!destroyed) draw();
+  }
+
+  // The finished arenas and the place in each.
+  async function loadResults() {
+    try {
+      results = (await get(`/v1/players/${encodeURIComponent(id)}/tournaments`)).results;
+    } catch { results = []; }
+    if (!destroyed) draw();
+  }
+
+  function tournamentResults() {
+    if (!results.length) return null;
+    return [
+      h('h2', { text: t('tournaments_title') }),
+      h('ul', { class: 'game-list', 'data-testid': 'tournament-results' }, results.map((r) => h('li', {},
+        h('a', { class: 'game-row', href: `/tournament/${r.tournament.id}` },
+          h('span', { class: 'game-row-variant' }, h('strong', { text: r.tournament.name })),
+          h('span', { class: 'game-row-meta' },
+            h('span', { class: `pill ${r.rank <= 3 ? 'win' : ''}`, text: t('tournament_place', { rank: r.rank, n: r.tournament.players }) }),
+            h('span', { class: 'muted', text: t('tournament_points', { n: r.score }) })))))),
+    ];
   }
 
   function ratingCards() {
@@ -96,6 +119,7 @@ export function mount(root, { id }) {
         ratingCards(),
         h('h2', { text: t('rating_history', { variant: variantName(variant) }) }),
         chart(),
+        ...(tournamentResults() ?? []),
         h('h2', { text: t('games_title') }),
         gamesLoaded ? gameList(games, { empty: t('no_games'), playerId: profile.id }) : h('p', { class: 'muted', text: t('loading') }),
         next ? h('button', { type: 'button', class: 'button ghost', 'data-testid': 'more-games', text: t('more'), onclick: loadGames }) : null,

@@ -442,4 +442,6 @@ export default {
   tournament_not_found: 'There is no such tournament.',
   back_to_tournament: '← Back to the tournament',
   tournaments_all: 'All tournaments',
+  tournament_place: '{rank} of {n}',
+  tournament_points: (p) => plural(p.n, '1 point', `${p.n} points`),
 };

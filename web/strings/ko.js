@@ -439,4 +439,6 @@ export default {
   tournament_not_found: '그런 토너먼트가 없습니다.',
   back_to_tournament: '← 토너먼트로 돌아가기',
   tournaments_all: '모든 토너먼트',
+  tournament_place: '{n}명 중 {rank}위',
+  tournament_points: '{n}점',
 };

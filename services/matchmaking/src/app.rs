@@ -205,7 +205,8 @@ fn tournament_routes(config: &mut web::ServiceConfig) {
             "/v1/tournaments/{id}/withdraw",
             Method::POST,
             routes::withdraw,
-        );
+        )
+        .api_route("/v1/players/{id}/tournaments", Method::GET, routes::results);
 }
 
 /// Reports, the players' side of moderation, and the moderators' routes.

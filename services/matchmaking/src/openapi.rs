@@ -55,6 +55,7 @@ use crate::{fair_play, games, invites, moderation, tournament};
         tournament::routes::join,
         tournament::routes::pause,
         tournament::routes::withdraw,
+        tournament::routes::results,
     ),
     components(schemas(ErrorCode)),
     modifiers(&BearerAuth),

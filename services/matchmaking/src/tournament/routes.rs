@@ -6,8 +6,8 @@ use actix_web::{HttpResponse, web};
 use mancala_platform::api_errors::{BadBody, BadQuery, NotFound, Unauthenticated};
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::tournament::{
-    JoinTournament, NewTournament, StandingRow, Tournament, TournamentList, TournamentStatus,
-    TournamentView,
+    JoinTournament, NewTournament, StandingRow, Tournament, TournamentList, TournamentResult,
+    TournamentResults, TournamentStatus, TournamentView,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
@@ -392,4 +392,40 @@ pub(crate) async fn withdraw(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     step_out(caller, deps, id.into_inner(), true).await
+}
+
+/// A player's finished arenas with their place, for the profile.
+#[utoipa::path(
+    get,
+    path = "/v1/players/{id}/tournaments",
+    tag = "tournaments",
+    params(("id" = Uuid, Path, description = "The player")),
+    responses((status = 200, description = "Newest first, at most 20", body = TournamentResults))
+)]
+#[tracing::instrument(skip_all)]
+pub(crate) async fn results(
+    deps: web::Data<Context>,
+    id: web::Path<Uuid>,
+) -> Result<web::Json<TournamentResults>, ApiError> {
+    let player = id.into_inner();
+    let now = deps.clock.now_utc();
+    let mut results = Vec::new();
+    for row in store::finished_of(&deps.postgres, player, now).await? {
+        let entrants = store::entrants(&deps.postgres, row.id).await?;
+        let finished = store::finished_games(&deps.postgres, row.id, row.ends_at).await?;
+        let ranked = standings(&entrants, &finished);
+        if let Some((place, (entry, _))) = ranked
+            .iter()
+            .enumerate()
+            .find(|(_, (entry, _))| entry.player == player)
+        {
+            results.push(TournamentResult {
+                tournament: summary(&row, now, None),
+                rank: place as u32 + 1,
+                score: entry.tally.score,
+                games: entry.tally.sheet.len() as u32,
+            });
+        }
+    }
+    Ok(web::Json(TournamentResults { results }))
 }

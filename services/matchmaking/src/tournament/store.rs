@@ -198,6 +198,22 @@ pub async fn listed(pool: &PgPool, now: OffsetDateTime) -> Result<Vec<Row>, sqlx
     ))
 }
 
+/// The finished arenas `player` joined, newest first (at most 20).
+pub async fn finished_of(
+    pool: &PgPool,
+    player: Uuid,
+    now: OffsetDateTime,
+) -> Result<Vec<Row>, sqlx::Error> {
+    Ok(rows!(
+        pool,
+        "WHERE t.ends_at <= $2 AND EXISTS (SELECT 1 FROM tournament_players e
+                                          WHERE e.tournament_id = t.id AND e.player_id = $1)
+         ORDER BY t.ends_at DESC, t.id LIMIT 20",
+        player,
+        now
+    ))
+}
+
 /// Every arena running at `now` (the directors' work).
 pub async fn running(pool: &PgPool, now: OffsetDateTime) -> Result<Vec<Row>, sqlx::Error> {
     Ok(rows!(
