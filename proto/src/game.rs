@@ -59,6 +59,10 @@ pub enum ClientMessage {
     /// between two people): ask the Advanced engine for a move. Answered
     /// with `hint`, to this socket only.
     Hint,
+    /// In an arena tournament's game, before your first move: halve your
+    /// own clock and give up your increment, for one more point if you
+    /// win. Answered to everyone with `berserked`.
+    Berserk,
 }
 
 /// The access token stays out of logs.
@@ -76,6 +80,7 @@ impl std::fmt::Debug for ClientMessage {
             ClientMessage::ClaimVictory => f.write_str("ClaimVictory"),
             ClientMessage::LeaveRoom => f.write_str("LeaveRoom"),
             ClientMessage::Hint => f.write_str("Hint"),
+            ClientMessage::Berserk => f.write_str("Berserk"),
         }
     }
 }
@@ -109,6 +114,14 @@ pub enum ServerMessage {
         connected: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         countdown_ms: Option<u64>,
+    },
+    /// A player went berserk: their clock is now `clock_ms`, with no
+    /// increment.
+    Berserked {
+        version: u64,
+        #[schemars(with = "u8")]
+        seat: Side,
+        clock_ms: u64,
     },
     /// An AI took over an absent player's seat; the game is now casual.
     TakenOver {
@@ -303,6 +316,12 @@ pub struct GameState {
     /// Why a game asked for as rated is casual, if it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub casual_reason: Option<CasualReason>,
+    /// The arena tournament the game belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<Uuid>,
+    /// Which seats went berserk (half the clock, no increment).
+    #[serde(default)]
+    pub berserk: [bool; 2],
 }
 
 /// Why a game that was asked for as rated was made casual.

@@ -380,3 +380,96 @@ async fn a_no_start_costs_a_point_and_pauses_until_joining_again() {
     assert_ne!(again, game);
     arena.stores.cleanup().await.unwrap();
 }
+
+/// Berserk: before her first move Ann halves her clock (3 min to 1.5, no
+/// increment), both see it, and her win then scores 3, not 2.
+#[actix_rt::test]
+async fn a_berserk_win_scores_one_more() {
+    let arena = Arena::start(&FAST).await;
+    let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
+    let made = create(
+        &arena,
+        &ann,
+        json!({"name": "Berserk night", "variant": "kalah",
+               "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30}),
+    )
+    .await;
+    let (id, code) = (
+        made["id"].as_str().unwrap().to_owned(),
+        made["code"].as_str().unwrap().to_owned(),
+    );
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let _ben_lobby = arena.lobby(&ben).await;
+    join(&arena, &ann, &id, Some(&code)).await;
+    join(&arena, &ben, &id, Some(&code)).await;
+    let game = matched(&mut ann_lobby, &id).await;
+    let (mut ann_ws, state) = arena.play(&game, &ann).await;
+    let (mut ben_ws, _) = arena.play(&game, &ben).await;
+    assert_eq!(state["tournament"], id.as_str());
+    ann_ws.send(json!({"t": "berserk"})).await;
+    let told = ben_ws.until("berserked", WAIT).await;
+    let ann_seat = if state["seats"][0]["player"] == ann.id.as_str() {
+        0
+    } else {
+        1
+    };
+    assert_eq!(
+        (told["seat"].as_u64(), told["clock_ms"].as_u64()),
+        (Some(ann_seat), Some(90_000))
+    );
+    ann_ws.until("berserked", WAIT).await;
+    let [mut first, mut second] = if ann_seat == 0 {
+        [ann_ws, ben_ws]
+    } else {
+        [ben_ws, ann_ws]
+    };
+    // The last legal pit each time: a game that lasts (the first pit each
+    // time ends it within a dozen plies, too soon for the berserk point).
+    let (mut turn, mut legal, mut ply) = (
+        state["turn"].as_u64(),
+        state["legal"].clone(),
+        state["ply"].as_u64().unwrap(),
+    );
+    while ply < 16 {
+        let Some(side) = turn else { break };
+        let pits = legal.as_array().unwrap();
+        let pit = pits[pits.len() - 1].clone();
+        let mover = if side == 0 { &mut first } else { &mut second };
+        mover
+            .send(json!({"t": "move", "d": {"pit": pit, "ply": ply + 1}}))
+            .await;
+        let moved = first.until("moved", WAIT).await;
+        second.until("moved", WAIT).await;
+        (turn, legal, ply) = (
+            moved["turn"].as_u64(),
+            moved["legal"].clone(),
+            moved["ply"].as_u64().unwrap(),
+        );
+    }
+    assert!(turn.is_some(), "still on at ply {ply}");
+    let ben_ws = if ann_seat == 0 {
+        &mut second
+    } else {
+        &mut first
+    };
+    ben_ws.send(json!({"t": "resign"})).await;
+    ben_ws.until("over", WAIT).await;
+    let deadline = Instant::now() + WAIT;
+    let seen = loop {
+        let seen = view(&arena, &id, None).await;
+        if row(&seen, &ann)["games"] == 1 {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "{seen}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(row(&seen, &ann)["sheet"], json!([3]), "{seen}");
+    let berserk: (bool, bool) =
+        sqlx::query_as("SELECT berserk0, berserk1 FROM games WHERE id = $1::uuid")
+            .bind(&game)
+            .fetch_one(&arena.stores.postgres)
+            .await
+            .unwrap();
+    assert_eq!(berserk, (ann_seat == 0, ann_seat == 1), "on record");
+    arena.stores.cleanup().await.unwrap();
+}

@@ -5,7 +5,7 @@
 
 import { hasStores } from '../format.js';
 
-const VERSIONED = new Set(['moved', 'over', 'undone', 'taken_over']);
+const VERSIONED = new Set(['moved', 'over', 'undone', 'taken_over', 'berserked']);
 
 // The last mover is to move again: by an extra turn (Kalah, the only game
 // that grants one) or because the other side had no stones and passed.
@@ -41,6 +41,8 @@ export function fromState(d, now = Date.now()) {
     result: d.result ?? null,
     timeControl: d.time_control ?? null,
     clocks: d.clocks ? { ...d.clocks, at: now } : null,
+    tournament: d.tournament ?? null,
+    berserk: d.berserk ? [...d.berserk] : [false, false],
     room: d.room ?? null,
     rematch: d.rematch ?? null,
     casualReason: d.casual_reason ?? null,
@@ -95,6 +97,15 @@ export function apply(game, message, now = Date.now()) {
       Object.assign(next, again(game.variant, d.turn, d.last_move));
       next.clocks = d.clocks ? { ...d.clocks, at: now } : null;
       next.undoable = Boolean(d.undoable);
+      break;
+    case 'berserked':
+      next.version = d.version;
+      next.berserk = game.berserk.map((b, index) => b || index === d.seat);
+      if (game.clocks) {
+        const remaining = [...game.clocks.remaining_ms];
+        remaining[d.seat] = d.clock_ms;
+        next.clocks = { ...game.clocks, remaining_ms: remaining, at: now };
+      }
       break;
     case 'taken_over': {
       next.version = d.version;

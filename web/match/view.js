@@ -75,6 +75,7 @@ export function createGameView({ onPlay, onAction }) {
   const buttons = {
     undo: button('undo', () => onAction('undo')),
     hint: button('hint', () => onAction('hint')),
+    berserk: button('berserk', () => onAction('berserk'), { class: 'button accent' }),
     newGame: button('new-game', () => onAction('new-game')),
     chooseAgain: button('choose-again', () => onAction('choose-again'), { class: 'button ghost' }),
     rematch: button('rematch', () => onAction('rematch')),
@@ -324,6 +325,12 @@ export function createGameView({ onPlay, onAction }) {
     setText(buttons.undo, t('undo'));
     // Hints where nobody else is playing (never rated), on the player's
     // turn; the hinted pit is marked on the board and the panel.
+    // Berserk: in an arena's game, before my own first move, once.
+    const mine = game.you;
+    const notMovedYet = mine === 0 ? game.ply === 0 : game.ply <= 1;
+    buttons.berserk.hidden = !(player && live && game.tournament && mine !== null && mine !== undefined
+      && !game.berserk[mine] && notMovedYet && (game.timeControl?.initial_secs ?? 0) >= 60);
+    setText(buttons.berserk, t('berserk'));
     buttons.hint.hidden = !canTakeBack || game.rated;
     buttons.hint.disabled = ctx.playableSeat === null || ctx.playableSeat === undefined;
     setText(buttons.hint, t('hint'));

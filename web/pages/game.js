@@ -193,6 +193,9 @@ export function mount(root, { id, mode }) {
       case 'hint':
         socket.send({ t: 'hint' });
         return;
+      case 'berserk':
+        socket.send({ t: 'berserk' });
+        return;
       case 'rematch':
         socket.send({ t: 'rematch' });
         return;

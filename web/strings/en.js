@@ -444,4 +444,5 @@ export default {
   tournaments_all: 'All tournaments',
   tournament_place: '{rank} of {n}',
   tournament_points: (p) => plural(p.n, '1 point', `${p.n} points`),
+  berserk: 'Berserk (half my clock, +1 point for a win)',
 };

@@ -441,4 +441,5 @@ export default {
   tournaments_all: '모든 토너먼트',
   tournament_place: '{n}명 중 {rank}위',
   tournament_points: '{n}점',
+  berserk: '버서크 (내 시간 절반, 이기면 +1점)',
 };

@@ -16,12 +16,17 @@ after(async () => { await browser?.close(); });
 
 // The tournament game the page was sent to, played: one move each, then
 // `loser` resigns; both pages go back to the tournament by themselves.
-async function playOne(winner, loser) {
+async function playOne(winner, loser, { berserk = false } = {}) {
   for (const page of [winner, loser]) {
     await page.waitForURL(/\/game\/[0-9a-f-]{36}\?tournament=/, { timeout: 30_000 });
     await page.locator('[data-testid="game"][data-status="live"]').waitFor();
   }
   assert.equal(winner.url(), loser.url(), 'both at the same game');
+  if (berserk) {
+    // Half the clock, once, before the first move: the button goes.
+    await winner.getByTestId('berserk').click();
+    await winner.getByTestId('berserk').waitFor({ state: 'hidden' });
+  }
   const turnOf = (page) => page.evaluate(() => {
     const game = document.querySelector('[data-testid="game"]');
     return game.dataset.turn === game.dataset.you;
@@ -68,8 +73,9 @@ test('a private arena: made, joined by its address, two games played, the standi
   await ben.goto(new URL(address).pathname + new URL(address).search);
   await ben.getByTestId('tournament-join').click();
 
-  // Paired at once; Ann wins the first game.
-  await playOne(ann, ben);
+  // Paired at once; Ann goes berserk and wins the first game (too short
+  // for the berserk point: 7 moves are needed).
+  await playOne(ann, ben, { berserk: true });
   assert.equal(await myScore(ann), 2);
   assert.equal(await myScore(ben), 0);
   await shoot(ann, '44-tournament-standings-ko');

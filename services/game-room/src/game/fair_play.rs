@@ -88,6 +88,8 @@ mod tests {
             created_ms: 0,
             against_ai: false,
             casual_reason: None,
+            tournament: None,
+            berserk: [false; 2],
         }
     }
 

@@ -155,5 +155,7 @@ fn next_info(info: &GameInfo, next: &NewGame, now: OffsetDateTime) -> GameInfo {
         created_ms: millis_of(now),
         against_ai: next.seats.iter().any(|seat| seat.ai.is_some()),
         casual_reason: next.casual_reason,
+        tournament: None,
+        berserk: [false; 2],
     }
 }

@@ -46,6 +46,8 @@ pub(crate) async fn replay(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGam
         created_ms: millis_of(row.created),
         against_ai: row.against_ai(),
         casual_reason: row.casual_reason,
+        tournament: row.tournament_id,
+        berserk: [row.berserk0, row.berserk1],
     };
     let ending = match (row.status, row.result, row.reason) {
         (GameStatus::Over | GameStatus::Aborted, Some(result), Some(reason)) => {

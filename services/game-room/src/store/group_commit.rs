@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoredMove;
-use super::{EndRow, MoveRow, OffenceRow, append_moves, finish_games, take_over, undo};
+use super::{EndRow, MoveRow, OffenceRow, append_moves, berserk, finish_games, take_over, undo};
 
 /// A change to a hosted game.
 #[derive(Clone, Debug)]
@@ -47,6 +47,8 @@ pub(crate) enum Change {
     },
     /// Moves taken back to `ply`, the side to move starting at `at_ms`.
     Undo { ply: u32, version: u64, at_ms: u64 },
+    /// `seat` goes berserk (an arena's game, before its first move).
+    Berserk { seat: Side, version: u64 },
     /// An AI of `level` takes an absent player's seat.
     TakeOver {
         seat: Side,
@@ -65,6 +67,7 @@ impl Change {
             Change::End { .. } => "end",
             Change::Undo { .. } => "undo",
             Change::TakeOver { .. } => "take_over",
+            Change::Berserk { .. } => "berserk",
         }
     }
 
@@ -407,6 +410,9 @@ async fn write_others(
                 version,
                 offence,
             } => take_over(&mut tx, game, epoch, *seat, level, *version, *offence).await?,
+            Change::Berserk { seat, version } => {
+                berserk(&mut tx, game, epoch, *seat, *version).await?
+            }
             Change::Move { .. } | Change::End { .. } => *held,
         };
     }

@@ -78,6 +78,9 @@ pub(crate) struct GameRow {
     pub casual_reason: Option<CasualReason>,
     /// When the side to move began its turn, once a move was made.
     pub turn_started_at: Option<OffsetDateTime>,
+    pub tournament_id: Option<Uuid>,
+    pub berserk0: bool,
+    pub berserk1: bool,
 }
 
 /// Every read of game rows (one by id, a player's history, the live list)
@@ -102,7 +105,7 @@ macro_rules! select_game_rows {
                   g.seat0_takeover, g.seat1_takeover, g.clock_initial_ms, g.clock_increment_ms,
                   g.room_id, g.rematch_id, g.version, g.moved,
                   g.casual_reason AS "casual_reason: CasualReason",
-                  g.turn_started_at
+                  g.turn_started_at, g.tournament_id, g.berserk0, g.berserk1
            FROM games g
            LEFT JOIN players p0 ON p0.id = g.seat0_player
            LEFT JOIN players p1 ON p1.id = g.seat1_player

@@ -343,6 +343,29 @@ pub(crate) async fn take_over(
     Ok(held)
 }
 
+/// `seat` of `game` goes berserk, under the host's epoch.
+pub(crate) async fn berserk(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+    seat: Side,
+    version: u64,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query!(
+        "UPDATE games SET version = $4,
+                          berserk0 = berserk0 OR $3 = 0,
+                          berserk1 = berserk1 OR $3 = 1
+         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+        game,
+        epoch,
+        seat.index() as i32,
+        version as i64,
+    )
+    .execute(connection)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Records an offence in `game`, in the caller's transaction (once: a
 /// game charges a player once).
 pub(crate) async fn insert_offence(

@@ -329,6 +329,7 @@ async fn serve(
                     Inbound::Message(ClientMessage::ContinueVsAi) => request(Request::ContinueVsAi).await,
                     Inbound::Message(ClientMessage::ClaimVictory) => request(Request::ClaimVictory).await,
                     Inbound::Message(ClientMessage::LeaveRoom) => request(Request::LeaveRoom).await,
+                    Inbound::Message(ClientMessage::Berserk) => request(Request::Berserk).await,
                     Inbound::Message(ClientMessage::Sync { since }) => handle.sync(since, you).await,
                     // One at a time: asked again while it is searched, the
                     // hint on its way is the answer.

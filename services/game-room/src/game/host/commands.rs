@@ -28,7 +28,17 @@ impl HostState {
             Request::ContinueVsAi => self.after_countdown(seat, false),
             Request::ClaimVictory => self.after_countdown(seat, true),
             Request::LeaveRoom => self.leave_room_request(seat),
+            Request::Berserk => self.berserk(seat),
         }
+    }
+
+    /// Goes berserk for `seat`, once written.
+    fn berserk(&mut self, seat: Side) -> Flow {
+        if let Err(refused) = self.live.may_berserk(seat) {
+            return Some(vec![error_text(refused.code, &refused.message)]);
+        }
+        let version = self.live.version() + 1;
+        self.commit(Change::Berserk { seat, version }, Then::Berserk { seat })
     }
 
     pub(super) fn play(&mut self, seat: Side, pit: u8, ply: u32, by_ai: bool) -> Flow {
@@ -145,6 +155,16 @@ impl HostState {
                     version,
                     seat,
                     level: level.to_owned(),
+                };
+                self.emit(&message, Some((version, None)));
+                self.end_flow(Some(Ok(Vec::new())));
+            }
+            (Then::Berserk { seat }, Ok(())) => {
+                let (version, clock_ms) = self.live.berserk(seat);
+                let message = ServerMessage::Berserked {
+                    version,
+                    seat,
+                    clock_ms,
                 };
                 self.emit(&message, Some((version, None)));
                 self.end_flow(Some(Ok(Vec::new())));

@@ -116,6 +116,7 @@ pub enum Request {
     ContinueVsAi,
     ClaimVictory,
     LeaveRoom,
+    Berserk,
 }
 
 enum Command {

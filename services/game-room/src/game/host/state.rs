@@ -252,6 +252,9 @@ pub(super) enum Then {
         seat: Side,
         level: &'static str,
     },
+    Berserk {
+        seat: Side,
+    },
     CloseRoom {
         over: Over,
     },

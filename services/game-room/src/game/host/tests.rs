@@ -55,6 +55,8 @@ fn info(seats: [SeatInfo; 2]) -> GameInfo {
         created_ms: START,
         against_ai: false,
         casual_reason: None,
+        tournament: None,
+        berserk: [false; 2],
     }
 }
 
@@ -1007,4 +1009,58 @@ fn an_ai_that_moves_first_is_asked_as_the_host_starts_and_renewals_mark_the_lobb
         renewing.effects[..],
         [Effect::Mark(ref marks)] if marks.here == [(run.player(Side::North), true)]
     ));
+}
+
+#[test]
+fn berserk_halves_the_clock_and_drops_the_increment_only_in_an_arena_before_the_first_move() {
+    let arena = GameInfo {
+        time_control: Some(TimeControl {
+            initial_secs: 180,
+            increment_secs: 2,
+        }),
+        tournament: Some(Uuid::new_v4()),
+        ..between_people()
+    };
+    let mut run = Run::new(arena.clone());
+    run.both_here();
+    let done = run.ask(Side::North, Request::Berserk);
+    assert!(
+        matches!(
+            done.commits()[..],
+            [Change::Berserk {
+                seat: Side::North,
+                ..
+            }]
+        ),
+        "{:?}",
+        done.asks
+    );
+    let event = done.event("berserked");
+    assert_eq!(
+        (event["seat"].as_u64(), event["clock_ms"].as_u64()),
+        (Some(1), Some(90_000))
+    );
+    // Once.
+    let again = run.ask(Side::North, Request::Berserk);
+    assert_eq!(again.refused().as_deref(), Some("not_allowed"));
+    // Each side's first move; North is credited no increment, South is.
+    run.play(Side::South, 1);
+    run.at_ms(START + 5_000);
+    run.play(Side::North, 1);
+    run.at_ms(START + 8_000);
+    run.play(Side::South, 2);
+    let clocks = run.host.live().clocks(START + 8_000).unwrap();
+    assert_eq!(clocks.remaining_ms, [180_000 - 3_000 + 2_000, 90_000]);
+    // After a first move: too late.
+    let late = run.ask(Side::South, Request::Berserk);
+    assert_eq!(late.refused().as_deref(), Some("not_allowed"));
+    // Outside a tournament: refused, nothing stored.
+    let mut casual = Run::new(GameInfo {
+        tournament: None,
+        ..arena
+    });
+    casual.both_here();
+    let refused = casual.ask(Side::South, Request::Berserk);
+    assert_eq!(refused.refused().as_deref(), Some("not_allowed"));
+    assert!(refused.commits().is_empty());
 }

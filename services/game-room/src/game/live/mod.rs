@@ -30,6 +30,10 @@ pub struct GameInfo {
     pub against_ai: bool,
     /// Why a game asked for as rated is casual.
     pub casual_reason: Option<CasualReason>,
+    /// The arena tournament it is a game of.
+    pub tournament: Option<Uuid>,
+    /// Which seats went berserk: half the initial time, no increment.
+    pub berserk: [bool; 2],
 }
 
 impl GameInfo {
@@ -365,16 +369,28 @@ impl LiveGame {
         &self.game
     }
 
-    fn increment_ms(&self) -> u64 {
+    /// A seat's increment: none for a seat that went berserk.
+    fn increment_ms(&self, seat: Side) -> u64 {
+        if self.info.berserk[seat.index()] {
+            return 0;
+        }
         self.info
             .time_control
             .map_or(0, |tc| u64::from(tc.increment_secs) * 1000)
     }
 
-    /// Each seat's clock as of its last move (or the initial time).
+    /// Each seat's clock as of its last move (or the initial time, halved
+    /// for a seat that went berserk).
     fn banked(&self) -> Option<[u64; 2]> {
         let initial = u64::from(self.info.time_control?.initial_secs) * 1000;
-        let mut banked = [initial, initial];
+        let start = |seat: usize| {
+            if self.info.berserk[seat] {
+                initial / 2
+            } else {
+                initial
+            }
+        };
+        let mut banked = [start(0), start(1)];
         for stored in &self.moves {
             if let Some(clock) = stored.clock_ms {
                 banked[stored.played.seat.index()] = clock;
@@ -476,7 +492,7 @@ impl LiveGame {
             .map_err(|error| Refusal::new(ErrorCode::from(error), error.to_string()))?;
         // Before each side has moved no clock runs, and none is credited.
         let increment = if self.played() {
-            self.increment_ms()
+            self.increment_ms(seat)
         } else {
             0
         };
@@ -654,6 +670,36 @@ impl LiveGame {
     }
 
     /// An AI takes `seat`; returns the new version.
+    /// Whether `seat` may go berserk now: in an arena's timed game of at
+    /// least a minute, before its own first move, once.
+    pub fn may_berserk(&self, seat: Side) -> Result<(), Refusal> {
+        let refuse = |message: &str| Err(Refusal::new(ErrorCode::NotAllowed, message));
+        if self.info.tournament.is_none() {
+            return refuse("berserk is for tournament games");
+        }
+        if self.info.time_control.is_none_or(|tc| tc.initial_secs < 60) {
+            return refuse("berserk needs a clock of a minute or more");
+        }
+        if self.is_over() {
+            return refuse("the game is over");
+        }
+        if self.moved[seat.index()] {
+            return refuse("berserk is before your first move");
+        }
+        if self.info.berserk[seat.index()] {
+            return refuse("you went berserk already");
+        }
+        Ok(())
+    }
+
+    /// `seat` goes berserk: the new version and its clock.
+    pub fn berserk(&mut self, seat: Side) -> (u64, u64) {
+        self.info.berserk[seat.index()] = true;
+        self.version += 1;
+        let clock = self.banked().map_or(0, |banked| banked[seat.index()]);
+        (self.version, clock)
+    }
+
     pub fn take_over(&mut self, seat: Side, level: &str) -> u64 {
         self.info.seats[seat.index()].ai = Some(level.to_owned());
         self.info.rated = false;
@@ -715,6 +761,8 @@ impl LiveGame {
             room: self.info.room,
             rematch: self.rematch,
             casual_reason: self.info.casual_reason,
+            tournament: self.info.tournament,
+            berserk: self.info.berserk,
         }
     }
 }

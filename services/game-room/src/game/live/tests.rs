@@ -24,6 +24,8 @@ fn info(time_control: Option<TimeControl>) -> GameInfo {
         created_ms: 1_000,
         against_ai: false,
         casual_reason: None,
+        tournament: None,
+        berserk: [false; 2],
     }
 }
 
