@@ -18,6 +18,7 @@ use mancala_platform::jwt::random_seed;
 use mancala_platform::testing::{TestStores, database_url, redis_url};
 use mancala_platform::{Clock, ExposeSecret, Settings};
 use mancala_rating::RatingSettings;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 const DAYS: usize = 100;
@@ -155,26 +156,14 @@ async fn run(games: usize, players: usize) {
     );
 
     // The mark, as the moderators' action writes it.
-    sqlx::query(
-        "INSERT INTO sanctions (player_id, kind, reason, created_at, covers_from)
-         VALUES ($1, 'booster', 'bench', now(), 'epoch')",
+    let (done, wall) = mark_and_recompute(
+        &stores,
+        &rater,
+        ids[0],
+        "booster",
+        OffsetDateTime::UNIX_EPOCH,
     )
-    .bind(ids[0])
-    .execute(&stores.postgres)
-    .await
-    .unwrap();
-    sqlx::query("INSERT INTO rating_recomputes (player_id, requested_at) VALUES ($1, now())")
-        .bind(ids[0])
-        .execute(&stores.postgres)
-        .await
-        .unwrap();
-    let started = Instant::now();
-    let done = rater
-        .recompute_next()
-        .await
-        .unwrap()
-        .expect("the recompute");
-    let wall = started.elapsed();
+    .await;
     let replayed = &done.replayed;
     println!(
         "mark on the busiest player ({booster_games} rated games voided): replayed {} history lines, \
@@ -188,27 +177,7 @@ async fn run(games: usize, players: usize) {
     );
     // A later mark reaching back ten days: only the tail is replayed.
     let since = start + time::Duration::days(DAYS as i64 - 10);
-    sqlx::query(
-        "INSERT INTO sanctions (player_id, kind, reason, created_at, covers_from)
-         VALUES ($1, 'engine', 'bench', now(), $2)",
-    )
-    .bind(ids[1])
-    .bind(since)
-    .execute(&stores.postgres)
-    .await
-    .unwrap();
-    sqlx::query("INSERT INTO rating_recomputes (player_id, requested_at) VALUES ($1, now())")
-        .bind(ids[1])
-        .execute(&stores.postgres)
-        .await
-        .unwrap();
-    let started = Instant::now();
-    let done = rater
-        .recompute_next()
-        .await
-        .unwrap()
-        .expect("the recompute");
-    let wall = started.elapsed();
+    let (done, wall) = mark_and_recompute(&stores, &rater, ids[1], "engine", since).await;
     let replayed = &done.replayed;
     println!(
         "a mark reaching back 10 days on an ordinary player: replayed {} history lines, \
@@ -230,4 +199,38 @@ async fn run(games: usize, players: usize) {
     );
     assert_eq!((check.lines_changed, check.ratings_changed), (0, 0));
     stores.cleanup().await.unwrap();
+}
+
+/// A mark of `kind` on `player` from `since`, as the moderators' action
+/// writes it, and the recompute it asks for: what it did, and its time
+/// with the leaderboards.
+async fn mark_and_recompute(
+    stores: &TestStores,
+    rater: &mancala_rating::context::Context,
+    player: Uuid,
+    kind: &str,
+    since: OffsetDateTime,
+) -> (mancala_rating::recompute::Recomputed, std::time::Duration) {
+    sqlx::query(
+        "INSERT INTO sanctions (player_id, kind, reason, created_at, covers_from)
+         VALUES ($1, $2, 'bench', now(), $3)",
+    )
+    .bind(player)
+    .bind(kind)
+    .bind(since)
+    .execute(&stores.postgres)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO rating_recomputes (player_id, requested_at) VALUES ($1, now())")
+        .bind(player)
+        .execute(&stores.postgres)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let done = rater
+        .recompute_next()
+        .await
+        .unwrap()
+        .expect("the recompute");
+    (done, started.elapsed())
 }

@@ -28,6 +28,22 @@ async fn create(arena: &Arena, who: &Guest, body: Value) -> Value {
     made
 }
 
+/// A private Kalah 3+2 arena of 30 minutes made by `host`, starting at
+/// once: its id and code.
+async fn private_arena(arena: &Arena, host: &Guest, name: &str) -> (String, String) {
+    let made = create(
+        arena,
+        host,
+        json!({"name": name, "variant": "kalah",
+               "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30}),
+    )
+    .await;
+    (
+        made["id"].as_str().unwrap().to_owned(),
+        made["code"].as_str().unwrap().to_owned(),
+    )
+}
+
 async fn join(arena: &Arena, who: &Guest, id: &str, code: Option<&str>) -> (u16, Value) {
     call(
         "POST",
@@ -320,17 +336,7 @@ async fn a_no_start_costs_a_point_and_pauses_until_joining_again() {
     ])
     .await;
     let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
-    let made = create(
-        &arena,
-        &ann,
-        json!({"name": "Idle test", "variant": "kalah",
-               "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30}),
-    )
-    .await;
-    let (id, code) = (
-        made["id"].as_str().unwrap().to_owned(),
-        made["code"].as_str().unwrap().to_owned(),
-    );
+    let (id, code) = private_arena(&arena, &ann, "Idle test").await;
     let mut ann_lobby = arena.lobby(&ann).await;
     let mut ben_lobby = arena.lobby(&ben).await;
     join(&arena, &ann, &id, Some(&code)).await;
@@ -387,17 +393,7 @@ async fn a_no_start_costs_a_point_and_pauses_until_joining_again() {
 async fn a_berserk_win_scores_one_more() {
     let arena = Arena::start(&FAST).await;
     let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
-    let made = create(
-        &arena,
-        &ann,
-        json!({"name": "Berserk night", "variant": "kalah",
-               "time_control": {"initial_secs": 180, "increment_secs": 2}, "minutes": 30}),
-    )
-    .await;
-    let (id, code) = (
-        made["id"].as_str().unwrap().to_owned(),
-        made["code"].as_str().unwrap().to_owned(),
-    );
+    let (id, code) = private_arena(&arena, &ann, "Berserk night").await;
     let mut ann_lobby = arena.lobby(&ann).await;
     let _ben_lobby = arena.lobby(&ben).await;
     join(&arena, &ann, &id, Some(&code)).await;

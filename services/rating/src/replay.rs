@@ -25,7 +25,7 @@ use uuid::Uuid;
 use crate::config::BoostingSettings;
 use crate::glicko::{Rating, RatingRules};
 use crate::ledger::{GameToRate, Ledger, Line, Standing};
-use crate::worker::{key_columns, score_of, store_standings};
+use crate::worker::{read_ratings, score_of, store_standings};
 
 /// Where a replay starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,7 +138,11 @@ pub async fn replay(
 
     let keys: BTreeSet<(Uuid, VariantName)> =
         players.iter().map(|player| (*player, variant)).collect();
-    let now_stored = ratings_of(connection, &keys).await?;
+    let now_stored: HashMap<Uuid, Standing> = read_ratings(connection, &keys)
+        .await?
+        .into_iter()
+        .map(|(player, _, standing)| (player, standing))
+        .collect();
     let changed: BTreeSet<(Uuid, VariantName)> = keys
         .iter()
         .filter(|(player, _)| {
@@ -370,37 +374,4 @@ async fn start_ledger(
         ledger.gained_before(row.player_id, variant, row.rated_at, row.gained);
     }
     Ok(())
-}
-
-/// The rating rows of `keys` as stored.
-async fn ratings_of(
-    connection: &mut PgConnection,
-    keys: &BTreeSet<(Uuid, VariantName)>,
-) -> Result<HashMap<Uuid, Standing>, sqlx::Error> {
-    let (players, variants) = key_columns(keys);
-    let rows = sqlx::query!(
-        r#"SELECT r.player_id, r.rating, r.rd, r.volatility, r.games, r.last_rated_at
-           FROM ratings r
-           JOIN unnest($1::uuid[], $2::text[]) AS k(player, variant)
-             ON r.player_id = k.player AND r.variant = k.variant"#,
-        &players,
-        &variants,
-    )
-    .fetch_all(connection)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|row| {
-            let standing = Standing {
-                rating: Rating {
-                    rating: row.rating,
-                    rd: row.rd,
-                    volatility: row.volatility,
-                },
-                games: row.games,
-                last_rated: row.last_rated_at,
-            };
-            (row.player_id, standing)
-        })
-        .collect())
 }

@@ -219,6 +219,15 @@ async fn lock_ratings(
     )
     .execute(&mut *connection)
     .await?;
+    read_ratings(connection, keys).await
+}
+
+/// The rating rows of `keys` as stored, locked for the transaction.
+pub(crate) async fn read_ratings(
+    connection: &mut PgConnection,
+    keys: &BTreeSet<(Uuid, VariantName)>,
+) -> Result<Vec<(Uuid, VariantName, Standing)>, sqlx::Error> {
+    let (players, variants) = key_columns(keys);
     let rows = sqlx::query!(
         r#"SELECT r.player_id, r.variant, r.rating, r.rd, r.volatility, r.games,
                   r.last_rated_at AS last_rated
