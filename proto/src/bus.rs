@@ -35,6 +35,12 @@ pub mod names {
         format!("player:{player}")
     }
 
+    /// An arena's channel: "its standings changed", for the instances
+    /// whose sockets follow it.
+    pub fn tournament_channel(tournament: Uuid) -> String {
+        format!("tournament:{{t:{tournament}}}")
+    }
+
     /// Wakes the rating workers: a rated game ended (the payload is its id).
     pub const RATINGS_CHANNEL: &str = "ratings";
 

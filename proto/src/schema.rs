@@ -5,6 +5,7 @@ use schemars::schema_for;
 
 use crate::game::{ClientMessage, ServerMessage};
 use crate::lobby::{LobbyClientMessage, LobbyServerMessage};
+use crate::tournament::{TournamentClientMessage, TournamentServerMessage};
 
 /// The schema of every message a client may send, as pretty JSON.
 pub fn client_messages() -> String {
@@ -24,6 +25,16 @@ pub fn lobby_client_messages() -> String {
 /// The lobby socket's server messages.
 pub fn lobby_server_messages() -> String {
     pretty(serde_json::to_value(schema_for!(LobbyServerMessage)))
+}
+
+/// The tournament standings socket's client messages.
+pub fn tournament_client_messages() -> String {
+    pretty(serde_json::to_value(schema_for!(TournamentClientMessage)))
+}
+
+/// The tournament standings socket's server messages.
+pub fn tournament_server_messages() -> String {
+    pretty(serde_json::to_value(schema_for!(TournamentServerMessage)))
 }
 
 fn pretty(value: Result<serde_json::Value, serde_json::Error>) -> String {
@@ -49,6 +60,8 @@ mod tests {
             ("ws-server.json", server_messages()),
             ("lobby-client.json", lobby_client_messages()),
             ("lobby-server.json", lobby_server_messages()),
+            ("tournament-client.json", tournament_client_messages()),
+            ("tournament-server.json", tournament_server_messages()),
         ] {
             let path = folder.join(file);
             if std::env::var_os("UPDATE_SCHEMA").is_some() {

@@ -1,10 +1,12 @@
 //! Arena tournaments as the API shows them.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::VariantName;
+use crate::error::ErrorBody;
 use crate::game::TimeControl;
 
 /// `POST /v1/tournaments`: a private arena, joined with its code.
@@ -32,7 +34,7 @@ pub struct NewTournament {
 }
 
 /// Where a tournament is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TournamentStatus {
     Upcoming,
@@ -41,7 +43,7 @@ pub enum TournamentStatus {
 }
 
 /// A tournament.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tournament {
     pub id: Uuid,
@@ -89,7 +91,7 @@ pub struct JoinTournament {
 }
 
 /// A player's row in the standings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StandingRow {
     pub rank: u32,
@@ -111,7 +113,7 @@ pub struct StandingRow {
 
 /// `GET /v1/tournaments/{id}`: the tournament and a page of its standings
 /// (10 rows), with my own row wherever it is.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentView {
     pub tournament: Tournament,
@@ -144,4 +146,65 @@ pub struct TournamentResult {
 #[serde(deny_unknown_fields)]
 pub struct TournamentResults {
     pub results: Vec<TournamentResult>,
+}
+
+/// What a client of the standings socket (`GET /v1/tournaments/{id}/live`)
+/// sends: nothing is required; `auth` adds my row and my game, `page`
+/// picks the ten rows followed.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum TournamentClientMessage {
+    /// An access token: the pushes then carry my row and my game.
+    Auth {
+        token: String,
+    },
+    /// The page of the standings to follow, from 1.
+    Page {
+        page: u32,
+    },
+    Ping,
+}
+
+impl std::fmt::Debug for TournamentClientMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TournamentClientMessage::Auth { .. } => f.write_str("Auth(..)"),
+            TournamentClientMessage::Page { page } => write!(f, "Page({page})"),
+            TournamentClientMessage::Ping => f.write_str("Ping"),
+        }
+    }
+}
+
+/// What the standings socket sends.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(
+    tag = "t",
+    content = "d",
+    rename_all = "snake_case",
+    deny_unknown_fields
+)]
+pub enum TournamentServerMessage {
+    /// The arena as it stands: on connecting, after `auth` or `page`, and
+    /// at every change (a game ends or starts, someone joins, pauses or
+    /// withdraws, the arena starts or ends).
+    Standings(LiveStandings),
+    Error(ErrorBody),
+    Pong,
+}
+
+/// One push of the standings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LiveStandings {
+    /// Counts the changes this server has pushed for the arena.
+    pub version: u64,
+    /// When the change was noticed (ms since the Unix epoch): a client
+    /// beside the server can measure how long the push took.
+    pub changed_at_ms: u64,
+    pub view: TournamentView,
 }

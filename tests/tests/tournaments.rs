@@ -469,3 +469,280 @@ async fn a_berserk_win_scores_one_more() {
     assert_eq!(berserk, (ann_seat == 0, ann_seat == 1), "on record");
     arena.stores.cleanup().await.unwrap();
 }
+
+/// The next push of the standings socket that `wanted` accepts.
+async fn pushed_until(live: &mut Ws, wanted: impl Fn(&Value) -> bool, wait: Duration) -> Value {
+    let deadline = Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let push = live
+            .until_or_none("standings", left)
+            .await
+            .unwrap_or_else(|| panic!("no such push within {wait:?}"));
+        if wanted(&push["view"]) {
+            return push;
+        }
+    }
+}
+
+fn score_of(view: &Value, who: &Guest) -> Option<i64> {
+    view["standings"]
+        .as_array()?
+        .iter()
+        .find(|row| row["player"] == who.id.as_str())?["score"]
+        .as_i64()
+}
+
+/// The operator's hourly arena, with the process's clock set 15 s before
+/// the hour (`APP_CLOCK_OFFSET_SECS`, the injected clock of a real
+/// process): listed and joinable before, running on the hour, its first
+/// pair made within a wave of it. Its standings socket pushes each step
+/// to every watcher (the start, each game's points, the end), and at the
+/// end, a minute later, the podium is the one the games made: Ann (a
+/// win, performance 2000), Ben (a loss and a win, 1500), Cat.
+#[actix_rt::test]
+async fn a_scheduled_arena_starts_on_the_hour_pushes_its_standings_and_ends_with_the_podium() {
+    const HOUR_MS: u64 = 3_600_000;
+    // Start-up (a fresh database migrated) and the set-up below fit in it.
+    const LEAD_MS: u64 = 15_000;
+    let real_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let now = real_ms();
+    let starts_ms = (now + LEAD_MS).div_ceil(HOUR_MS) * HOUR_MS;
+    let offset_secs = (starts_ms - LEAD_MS - now) / 1000;
+    let app_ms = move || real_ms() + offset_secs * 1000;
+    let dir = std::env::temp_dir().join(format!("hourly-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tournaments.toml");
+    std::fs::write(
+        &file,
+        "[[arena]]\nname = \"Hourly Kalah\"\ncron = \"0 * * * *\"\nvariant = \"kalah\"\n\
+         clock = \"1+0\"\nminutes = 1\nrated = false\n",
+    )
+    .unwrap();
+    let (path, offset) = (file.to_str().unwrap().to_owned(), offset_secs.to_string());
+    let arena = Arena::start(&[
+        ("APP_TOURNAMENT_SCHEDULE", path.as_str()),
+        ("APP_CLOCK_OFFSET_SECS", offset.as_str()),
+        ("APP_TOURNAMENT_WAVE_MS", "100"),
+    ])
+    .await;
+    let starts_at = time::OffsetDateTime::from_unix_timestamp((starts_ms / 1000) as i64)
+        .unwrap()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let listed = loop {
+        let (_, list) = call(
+            "GET",
+            format!("{}/v1/tournaments", arena.base()),
+            None,
+            None,
+        )
+        .await;
+        let next = list["upcoming"]
+            .as_array()
+            .and_then(|up| up.iter().find(|t| t["starts_at"] == starts_at.as_str()))
+            .cloned();
+        if let Some(next) = next {
+            break next;
+        }
+        assert!(Instant::now() < deadline, "{list}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let id = listed["id"].as_str().unwrap().to_owned();
+    assert!(app_ms() < starts_ms, "the test reached the hour too late");
+
+    // Watchers, signed out, from before the start, each reading (and so
+    // answering pings, as a browser does) until the end.
+    let mut watchers = Vec::new();
+    for _ in 0..20 {
+        let mut live = Ws::open(format!("{}/v1/tournaments/{id}/live", arena.base()))
+            .await
+            .unwrap();
+        let first = live.until("standings", WAIT).await;
+        assert_eq!(first["view"]["tournament"]["status"], "upcoming", "{first}");
+        watchers.push(actix_rt::spawn(async move {
+            let mut pushes = vec![first];
+            while let Some(push) = live
+                .until_or_none("standings", Duration::from_secs(90))
+                .await
+            {
+                let over = push["view"]["tournament"]["status"] == "finished";
+                pushes.push(push);
+                if over {
+                    break;
+                }
+            }
+            pushes
+        }));
+    }
+    let (ann, ben, cat) = (
+        arena.guest().await,
+        arena.guest().await,
+        arena.guest().await,
+    );
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let mut ben_lobby = arena.lobby(&ben).await;
+    assert_eq!(join(&arena, &ann, &id, None).await.0, 204, "joined early");
+    assert_eq!(join(&arena, &ben, &id, None).await.0, 204);
+    // Ann follows as herself: her pushes carry her row.
+    let mut ann_live = Ws::open(format!("{}/v1/tournaments/{id}/live", arena.base()))
+        .await
+        .unwrap();
+    ann_live
+        .send(json!({"t": "auth", "d": {"token": ann.token}}))
+        .await;
+    pushed_until(
+        &mut ann_live,
+        |view| view["me"]["player"] == ann.id.as_str(),
+        WAIT,
+    )
+    .await;
+
+    let game = matched(&mut ann_lobby, &id).await;
+    let paired_at = app_ms();
+    assert!(
+        (starts_ms..starts_ms + 1_500).contains(&paired_at),
+        "paired {} ms after the hour",
+        paired_at as i64 - starts_ms as i64
+    );
+    assert_eq!(matched(&mut ben_lobby, &id).await, game);
+
+    play_and_resign(&arena, &game, &ann, &ben).await;
+    // Ann pauses; Cat comes: Ben meets Cat and wins.
+    let (status, _) = call(
+        "POST",
+        format!("{}/v1/tournaments/{id}/pause", arena.base()),
+        None,
+        Some(&ann.token),
+    )
+    .await;
+    assert_eq!(status, 204);
+    let mine = pushed_until(&mut ann_live, |view| view["me"]["paused"] == true, WAIT).await;
+    assert_eq!(mine["view"]["me"]["score"], 2, "{mine}");
+    let mut cat_lobby = arena.lobby(&cat).await;
+    assert_eq!(join(&arena, &cat, &id, None).await.0, 204);
+    let second = matched(&mut ben_lobby, &id).await;
+    assert_eq!(matched(&mut cat_lobby, &id).await, second);
+    play_and_resign(&arena, &second, &ben, &cat).await;
+    assert!(
+        ann_lobby
+            .until_or_none("matched", Duration::from_millis(300))
+            .await
+            .is_none(),
+        "Ann paused: not paired"
+    );
+
+    // Every watcher saw the start, the points move, then the end (a
+    // minute after the hour) with the podium.
+    for watcher in watchers {
+        let pushes = watcher.await.unwrap();
+        let running = pushes
+            .iter()
+            .find(|push| push["view"]["tournament"]["status"] == "running")
+            .expect("the start pushed");
+        assert!(running["changed_at_ms"].as_u64().unwrap() >= starts_ms);
+        assert!(
+            pushes
+                .iter()
+                .any(|push| score_of(&push["view"], &ben) == Some(2)),
+            "Ben's win pushed"
+        );
+        let end = pushes.last().unwrap();
+        assert_eq!(end["view"]["tournament"]["status"], "finished", "{end}");
+        let podium: Vec<(&str, i64)> = end["view"]["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .map(|row| {
+                (
+                    row["player"].as_str().unwrap(),
+                    row["score"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            podium,
+            [
+                (ann.id.as_str(), 2),
+                (ben.id.as_str(), 2),
+                (cat.id.as_str(), 0)
+            ],
+            "{end}"
+        );
+        assert_eq!(end["view"]["standings"][0]["performance"], 2000.0);
+        let versions: Vec<u64> = pushes
+            .iter()
+            .map(|p| p["version"].as_u64().unwrap())
+            .collect();
+        assert!(versions.is_sorted(), "{versions:?}");
+    }
+    assert!(app_ms() >= starts_ms + 60_000);
+    arena.stores.cleanup().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A band and a cap: a newcomer (1500) is refused from an arena for 1600
+/// and up; a two-player arena refuses the third, and lets one who joined
+/// come back after a pause.
+#[actix_rt::test]
+async fn a_rating_band_and_a_cap_refuse_who_is_outside() {
+    let arena = Arena::start(&[]).await;
+    let (ann, ben, cat) = (
+        arena.registered("ann").await,
+        arena.guest().await,
+        arena.guest().await,
+    );
+    let clock = json!({"initial_secs": 180, "increment_secs": 2});
+    let strong = create(
+        &arena,
+        &ann,
+        json!({"name": "Strong", "variant": "kalah", "time_control": clock, "minutes": 30,
+               "min_rating": 1600}),
+    )
+    .await;
+    let (status, refused) = join(
+        &arena,
+        &ben,
+        strong["id"].as_str().unwrap(),
+        strong["code"].as_str(),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (403, Some("forbidden")),
+        "{refused}"
+    );
+    let small = create(
+        &arena,
+        &ann,
+        json!({"name": "Small", "variant": "kalah", "time_control": clock, "minutes": 30,
+               "max_players": 2}),
+    )
+    .await;
+    let (id, code) = (small["id"].as_str().unwrap(), small["code"].as_str());
+    assert_eq!(join(&arena, &ann, id, code).await.0, 204);
+    assert_eq!(join(&arena, &ben, id, code).await.0, 204);
+    let (status, full) = join(&arena, &cat, id, code).await;
+    assert_eq!(
+        (status, full["code"].as_str()),
+        (409, Some("not_allowed")),
+        "{full}"
+    );
+    let (status, _) = call(
+        "POST",
+        format!("{}/v1/tournaments/{id}/pause", arena.base()),
+        None,
+        Some(&ben.token),
+    )
+    .await;
+    assert_eq!(status, 204);
+    assert_eq!(join(&arena, &ben, id, code).await.0, 204, "back, not new");
+    arena.stores.cleanup().await.unwrap();
+}

@@ -1,8 +1,10 @@
 // /tournament/{id}: one arena. Its countdown, join / pause / withdraw, the
 // standings (pages of 10, with my own row), my game and the top game one
-// click away, the podium at the end. While I have joined, the page keeps
-// a lobby socket open: that is what "present" means to the pairing, and
-// it brings the `matched` that takes me to my next game.
+// click away, the podium at the end. The standings come over their own
+// socket (/v1/tournaments/{id}/live), pushed at every change. While I
+// have joined, the page also keeps a lobby socket open: that is what
+// "present" means to the pairing, and it brings the `matched` that takes
+// me to my next game.
 
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
@@ -11,8 +13,6 @@ import { LiveSocket } from '../socket.js';
 import { navigate } from '../router.js';
 import { clock, errorMessage, number, timeControlLabel, variantName } from '../format.js';
 import { toastError } from '../ui.js';
-
-const REFRESH_MS = 2_000;
 
 export function mount(root, { id }) {
   const code = new URLSearchParams(location.search).get('code');
@@ -23,17 +23,41 @@ export function mount(root, { id }) {
   let destroyed = false;
   let socket = null;
 
-  async function load() {
-    try {
-      view = await getAsMe(`/v1/tournaments/${encodeURIComponent(id)}?page=${page}`);
-      loadedAt = Date.now();
-      error = null;
-    } catch (e) {
-      error = e;
-    }
+  function show(next) {
+    view = next;
+    loadedAt = Date.now();
+    error = null;
     if (destroyed) return;
     present(Boolean(view?.me && !view.me.withdrawn && !view.me.paused && view.tournament.status !== 'finished'));
     draw();
+  }
+
+  // Once at the start and after my own actions (not to wait for the
+  // push); every change after that comes over the standings socket.
+  async function load() {
+    try {
+      show(await getAsMe(`/v1/tournaments/${encodeURIComponent(id)}?page=${page}`));
+    } catch (e) {
+      error = e;
+      if (!destroyed) draw();
+    }
+  }
+
+  const live = new LiveSocket({
+    path: `/v1/tournaments/${encodeURIComponent(id)}/live`,
+    hello: async () => {
+      const token = currentPlayer() ? await freshToken() : null;
+      return [...(token ? [{ t: 'auth', d: { token } }] : []), { t: 'page', d: { page } }];
+    },
+    onMessage: (message) => {
+      // One connection's pushes come in order; each is the whole view.
+      if (message.t === 'standings') show(message.d.view);
+    },
+  });
+
+  function turnPage(to) {
+    page = to;
+    if (!live.send({ t: 'page', d: { page } })) load();
   }
 
   // Present while joined: the lobby socket marks me online and tells me
@@ -104,9 +128,9 @@ export function mount(root, { id }) {
     const list = h('ol', { class: 'leaderboard', 'data-testid': 'standings' }, rows.map((entry) => row(entry, entry.player === me)));
     const mine = view.me && !rows.some((entry) => entry.player === me) ? h('ol', { class: 'leaderboard', 'data-testid': 'my-standing' }, row(view.me, true)) : null;
     const pager = view.pages > 1 ? h('div', { class: 'pager' },
-      h('button', { type: 'button', class: 'button small ghost', disabled: page <= 1, text: '‹', onclick: () => { page -= 1; load(); } }),
+      h('button', { type: 'button', class: 'button small ghost', disabled: page <= 1, text: '‹', onclick: () => turnPage(page - 1) }),
       h('span', { text: ` ${page} / ${view.pages} ` }),
-      h('button', { type: 'button', class: 'button small ghost', disabled: page >= view.pages, text: '›', onclick: () => { page += 1; load(); } })) : null;
+      h('button', { type: 'button', class: 'button small ghost', disabled: page >= view.pages, text: '›', onclick: () => turnPage(page + 1) })) : null;
     return [list, mine, pager];
   }
 
@@ -141,13 +165,13 @@ export function mount(root, { id }) {
 
   draw();
   load();
-  const timer = setInterval(() => { if (view?.tournament.status !== 'finished') load(); }, REFRESH_MS);
+  live.start();
   const ticker = setInterval(() => { if (view && !destroyed) draw(); }, 1_000);
   return {
     relabel: draw,
     destroy() {
       destroyed = true;
-      clearInterval(timer);
+      live.stop();
       clearInterval(ticker);
       present(false);
     },

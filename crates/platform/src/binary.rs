@@ -66,7 +66,8 @@ where
     };
     init_logging(settings.log_format, &settings.log_filter);
     parsed.warn_unknown();
-    let service = match build(settings, own, Clock::system()).await {
+    let clock = Clock::system_offset(settings.clock_offset_secs);
+    let service = match build(settings, own, clock).await {
         Ok(service) => service,
         Err(error) => {
             tracing::error!(%error, "cannot start");

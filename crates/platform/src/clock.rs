@@ -18,6 +18,8 @@ pub struct Clock(Source);
 #[derive(Clone, Debug)]
 enum Source {
     System,
+    /// The system's, moved by a fixed number of milliseconds.
+    Offset(i64),
     Manual(Arc<AtomicU64>),
 }
 
@@ -25,6 +27,17 @@ impl Clock {
     /// The operating system's clock.
     pub fn system() -> Clock {
         Clock(Source::System)
+    }
+
+    /// The operating system's clock moved by `seconds` (back when
+    /// negative): a process rehearsing a time of day, such as an
+    /// end-to-end test of a schedule. Time still passes at its pace.
+    pub fn system_offset(seconds: i64) -> Clock {
+        if seconds == 0 {
+            Clock::system()
+        } else {
+            Clock(Source::Offset(seconds.saturating_mul(1000)))
+        }
     }
 
     /// A clock that stands at `millis` until [`Clock::advance`] moves it.
@@ -35,9 +48,8 @@ impl Clock {
     /// Milliseconds since the Unix epoch.
     pub fn now_millis(&self) -> u64 {
         match &self.0 {
-            Source::System => SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |elapsed| elapsed.as_millis() as u64),
+            Source::System => system_millis(),
+            Source::Offset(offset) => system_millis().saturating_add_signed(*offset),
             Source::Manual(millis) => millis.load(Ordering::SeqCst),
         }
     }
@@ -59,6 +71,12 @@ impl Clock {
             now.fetch_add(millis, Ordering::SeqCst);
         }
     }
+}
+
+fn system_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
 
 /// A time of the clock (ms since the Unix epoch) as a `timestamptz`.
@@ -92,5 +110,14 @@ mod tests {
         let clock = Clock::manual(1_764_547_200_123);
         assert_eq!(millis_of(clock.now_utc()), 1_764_547_200_123);
         assert_eq!(clock.now_utc().year(), 2025);
+    }
+
+    #[test]
+    fn an_offset_clock_runs_at_the_systems_pace_a_fixed_distance_away() {
+        let ahead = Clock::system_offset(3_600);
+        let behind = Clock::system_offset(-3_600);
+        let gap = ahead.now_millis() - behind.now_millis();
+        // Read a moment apart: two hours, give or take the reads.
+        assert!((7_200_000..7_201_000).contains(&gap), "{gap}");
     }
 }

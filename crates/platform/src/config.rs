@@ -68,6 +68,16 @@ pub struct Settings {
     /// Base64url Ed25519 public key the other services verify tokens with.
     #[arg(env = "APP_JWT_PUBLIC_KEY")]
     pub jwt_public_key: Option<String>,
+    /// Moves this process's clock by this many seconds (back when
+    /// negative), for rehearsing a time of day (a tournament schedule's
+    /// start) end to end. Every service of a deployment must share it.
+    /// 0 in production.
+    #[arg(
+        env = "APP_CLOCK_OFFSET_SECS",
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
+    pub clock_offset_secs: i64,
     #[command(flatten)]
     pub http: crate::guard::HttpLimits,
     #[command(flatten)]

@@ -28,7 +28,8 @@ async fn main() -> ExitCode {
     };
     init_logging(settings.shared.log_format, &settings.shared.log_filter);
     parsed.warn_unknown();
-    let arena = match Arena::build(settings, Clock::system()).await {
+    let clock = Clock::system_offset(settings.shared.clock_offset_secs);
+    let arena = match Arena::build(settings, clock).await {
         Ok(arena) => arena,
         Err(error) => {
             tracing::error!(%error, "cannot start");

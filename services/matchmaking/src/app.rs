@@ -38,6 +38,8 @@ pub struct Matchmaking {
     queues: Context,
     /// The scheduled arenas' rules (`APP_TOURNAMENT_SCHEDULE`).
     tournament_rules: Arc<Vec<tournament::schedule::Rule>>,
+    /// The arenas this instance's standings sockets follow.
+    boards: tournament::live::Hub,
 }
 
 impl Matchmaking {
@@ -124,6 +126,7 @@ impl Matchmaking {
         Ok(Matchmaking {
             accounts,
             authenticator,
+            boards: tournament::live::Hub::new(queues.clone()),
             queues,
             tournament_rules,
         })
@@ -135,6 +138,7 @@ impl Matchmaking {
             .app_data(web::Data::new(self.accounts.clone()))
             .app_data(web::Data::new(self.authenticator.clone()))
             .app_data(web::Data::new(self.queues.clone()))
+            .app_data(web::Data::new(self.boards.clone()))
             .configure(accounts::routes::configure)
             .api_route("/v1/lobby", Method::GET, lobby::lobby)
             .api_route("/v1/lobby/stats", Method::GET, games::lobby_stats)
@@ -199,6 +203,11 @@ fn tournament_routes(config: &mut web::ServiceConfig) {
             "GET, HEAD, POST",
         )
         .api_route("/v1/tournaments/{id}", Method::GET, routes::show)
+        .api_route(
+            "/v1/tournaments/{id}/live",
+            Method::GET,
+            crate::tournament::live::live,
+        )
         .api_route("/v1/tournaments/{id}/join", Method::POST, routes::join)
         .api_route("/v1/tournaments/{id}/pause", Method::POST, routes::pause)
         .api_route(

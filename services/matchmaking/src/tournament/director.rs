@@ -5,6 +5,8 @@
 //! made (`store::seat_pair`), so two instances cannot seat a player twice
 //! while a lease changes hands.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -45,7 +47,7 @@ pub(crate) fn spawn(deps: Context, rules: Arc<Vec<Rule>>) {
     actix_web::rt::spawn(async move {
         let mut ticks = tokio::time::interval(deps.settings.tournament_wave);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut leases: std::collections::HashMap<Uuid, u64> = Default::default();
+        let mut leases: HashMap<Uuid, Led> = Default::default();
         loop {
             ticks.tick().await;
             if let Err(error) = direct(&deps, &mut leases).await {
@@ -69,18 +71,23 @@ pub(crate) async fn plan(deps: &Context, rules: &[Rule]) -> usize {
     made
 }
 
+/// An arena this instance leads: its lease, and what its standings
+/// were at the last wave (to tell watchers only of a change).
+#[derive(Default)]
+struct Led {
+    token: u64,
+    seen: u64,
+}
+
 /// One wave over every running arena this instance leads.
-async fn direct(
-    deps: &Context,
-    leases: &mut std::collections::HashMap<Uuid, u64>,
-) -> Result<(), sqlx::Error> {
+async fn direct(deps: &Context, leases: &mut HashMap<Uuid, Led>) -> Result<(), sqlx::Error> {
     let now = deps.clock.now_utc();
     let running = store::running(&deps.postgres, now).await?;
     leases.retain(|id, _| running.iter().any(|row| row.id == *id));
     let lease_ms = (deps.settings.tournament_wave.as_millis() as u64 * 3).max(1_000);
     for row in running {
         let name = format!("tournament:{}", row.id);
-        let held = leases.get(&row.id).copied();
+        let held = leases.get(&row.id).map(|led| led.token);
         match queues::lead(
             &deps.redis,
             &name,
@@ -90,9 +97,7 @@ async fn direct(
         )
         .await
         {
-            Ok(Some(token)) => {
-                leases.insert(row.id, token);
-            }
+            Ok(Some(token)) => leases.entry(row.id).or_default().token = token,
             Ok(None) => {
                 leases.remove(&row.id);
                 continue;
@@ -102,20 +107,51 @@ async fn direct(
                 continue;
             }
         }
-        if (row.ends_at - now).whole_seconds() < LAST_PAIRING_SECS {
-            continue;
-        }
-        if let Err(error) = wave(deps, &row).await {
-            tracing::warn!(%error, tournament = %row.id, "tournament pairing");
+        let pairing = (row.ends_at - now).whole_seconds() >= LAST_PAIRING_SECS;
+        match wave(deps, &row, pairing).await {
+            Ok(waved) => {
+                let led = leases.entry(row.id).or_default();
+                if waved.made > 0 || waved.standings != led.seen {
+                    led.seen = waved.standings;
+                    super::live::changed(deps, row.id).await;
+                }
+            }
+            Err(error) => tracing::warn!(%error, tournament = %row.id, "tournament pairing"),
         }
     }
     Ok(())
 }
 
+/// What a wave did.
+pub(crate) struct Waved {
+    /// Games made.
+    pub made: usize,
+    /// A digest of the standings and who is in a game, paused or out.
+    pub standings: u64,
+}
+
 /// Pairs one arena's waiting players and makes their games.
-pub(crate) async fn wave(deps: &Context, row: &Row) -> Result<usize, sqlx::Error> {
+pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Waved, sqlx::Error> {
     let entrants = store::entrants(&deps.postgres, row.id).await?;
     let finished = store::finished_games(&deps.postgres, row.id, row.ends_at).await?;
+    let mut digest = std::collections::hash_map::DefaultHasher::new();
+    finished.len().hash(&mut digest);
+    for entrant in &entrants {
+        (
+            entrant.player,
+            entrant.paused,
+            entrant.withdrawn,
+            entrant.current_game,
+        )
+            .hash(&mut digest);
+    }
+    let standings_digest = digest.finish();
+    if !pairing {
+        return Ok(Waved {
+            made: 0,
+            standings: standings_digest,
+        });
+    }
     // A player whose last game they never started is paused (and loses a
     // point by the scoring) until they come back.
     let idle: Vec<Uuid> = entrants
@@ -185,7 +221,10 @@ pub(crate) async fn wave(deps: &Context, row: &Row) -> Result<usize, sqlx::Error
             }
         })
         .await;
-    Ok(made.into_inner())
+    Ok(Waved {
+        made: made.into_inner(),
+        standings: standings_digest,
+    })
 }
 
 async fn start_game(

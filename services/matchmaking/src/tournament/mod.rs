@@ -6,7 +6,9 @@
 //! same numbers read again. Scheduled arenas come from the operator's
 //! file (`schedule`); registered players make private ones, joined by code.
 
+pub(crate) mod board;
 pub(crate) mod director;
+pub(crate) mod live;
 pub mod pairing;
 pub(crate) mod routes;
 pub mod schedule;

@@ -6,8 +6,8 @@ use actix_web::{HttpResponse, web};
 use mancala_platform::api_errors::{BadBody, BadQuery, NotFound, Unauthenticated};
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::tournament::{
-    JoinTournament, NewTournament, StandingRow, Tournament, TournamentList, TournamentResult,
-    TournamentResults, TournamentStatus, TournamentView,
+    JoinTournament, NewTournament, Tournament, TournamentList, TournamentResult, TournamentResults,
+    TournamentStatus, TournamentView,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
@@ -16,13 +16,12 @@ use time::format_description::well_known::Rfc3339;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use super::board::Board;
 use super::schedule::{MAX_MINUTES, Shape};
 use super::standings::standings;
 use super::store::{self, Row};
 use crate::context::Context;
 
-/// Rows of the standings a page shows.
-const PAGE: usize = 10;
 /// The letters of a private arena's code (no 0/O, 1/I to misread).
 const CODE_LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
 
@@ -197,59 +196,11 @@ pub(crate) async fn show(
 ) -> Result<web::Json<TournamentView>, ApiError> {
     let id = id.into_inner();
     let viewer = caller.0.map(|c| c.player_id);
-    let row = store::get(&deps.postgres, id)
+    let board = Board::load(&deps.postgres, id)
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such tournament"))?;
     let now = deps.clock.now_utc();
-    let entrants = store::entrants(&deps.postgres, id).await?;
-    let finished = store::finished_games(&deps.postgres, id, row.ends_at).await?;
-    let live = store::live_games(&deps.postgres, id).await?;
-    let ranked = standings(&entrants, &finished);
-    let rows: Vec<StandingRow> = ranked
-        .iter()
-        .enumerate()
-        .map(|(index, (entry, entrant))| StandingRow {
-            rank: index as u32 + 1,
-            player: entry.player,
-            name: entrant.name.clone(),
-            score: entry.tally.score,
-            sheet: entry.tally.sheet.iter().map(|g| g.points).collect(),
-            on_fire: entry.tally.on_fire(),
-            performance: entry.tally.performance().map(f64::round),
-            rating: entrant.rating.round(),
-            games: entry.tally.sheet.len() as u32,
-            paused: entrant.paused,
-            withdrawn: entrant.withdrawn,
-        })
-        .collect();
-    let pages = rows.len().div_ceil(PAGE).max(1) as u32;
-    let page = query.page.unwrap_or(1).clamp(1, pages);
-    let start = (page as usize - 1) * PAGE;
-    let me = viewer.and_then(|me| rows.iter().find(|row| row.player == me).cloned());
-    let my_game = viewer.and_then(|me| {
-        live.iter()
-            .find(|(_, seats)| seats.contains(&Some(me)))
-            .map(|(game, _)| *game)
-    });
-    // The live game whose better player stands highest.
-    let rank_of = |player: Option<Uuid>| {
-        player
-            .and_then(|p| rows.iter().position(|row| row.player == p))
-            .unwrap_or(usize::MAX)
-    };
-    let top_game = live
-        .iter()
-        .min_by_key(|(_, seats)| rank_of(seats[0]).min(rank_of(seats[1])))
-        .map(|(game, _)| *game);
-    Ok(web::Json(TournamentView {
-        tournament: summary(&row, now, viewer),
-        page,
-        pages,
-        standings: rows.into_iter().skip(start).take(PAGE).collect(),
-        me,
-        my_game,
-        top_game,
-    }))
+    Ok(web::Json(board.view(now, viewer, query.page.unwrap_or(1))))
 }
 
 /// Joins an arena (or comes back to it, unpausing): paired from its start
@@ -337,6 +288,7 @@ pub(crate) async fn join(
     }
     store::join(&mut tx, id, player, rating, now).await?;
     tx.commit().await?;
+    super::live::changed(&deps, id).await;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -349,6 +301,7 @@ async fn step_out(
     withdraw: bool,
 ) -> Result<HttpResponse, ApiError> {
     if store::step_out(&deps.postgres, id, caller.player_id, withdraw).await? {
+        super::live::changed(&deps, id).await;
         Ok(HttpResponse::NoContent().finish())
     } else {
         Err(ApiError::new(
