@@ -56,6 +56,15 @@
 #             tests/bench/results/soak-{knee,over}.{json,md} and the
 #             server's counters (leases lost, writes, refusals, heap)
 #             beside them; ONLY=knee or ONLY=over runs one
+#   tournament  (arena only) bots playing whole arena tournaments at
+#             human pace (tests/src/bin/tourney.rs): PLAYERS guests
+#             (default 1000) over ARENAS private arenas (default 1) of
+#             MINUTES (default 30), each bot with its lobby and standings
+#             sockets open, thinking 1-5 s a move: the move round trip,
+#             every standings push's delay from the change, the wait to
+#             the next pairing, the server's pairing waves (its /metrics),
+#             errors, and the server's RSS a minute at a time; writes
+#             tests/bench/results/tournament-<ARENAS>x<PLAYERS>.json
 # Writes tests/bench/results/<deployment>-<profile>.json and
 # tests/bench/results/summary.md (a Markdown table); abuse writes
 # tests/bench/results/abuse/<label>.{json,md}.
@@ -188,6 +197,16 @@ if [ "$1" = costs ]; then
   python3 deploy/bench-costs.py report "$results/costs-before.json" "$results/costs-after.json" \
     "$results/costs.json" "$results/costs.md" "$results/costs-client.json"
   rm -f "$results/costs-before.json" "$results/costs-after.json" "$results/costs-client.json"
+  exit 0
+fi
+
+if [ "$1" = tournament ]; then
+  start arena
+  label=tournament-${ARENAS:-1}x${PLAYERS:-1000}
+  "$bin/tourney" --base "$base" --server-pids "$server_pids" --players "${PLAYERS:-1000}" \
+    --arenas "${ARENAS:-1}" --minutes "${MINUTES:-30}" --lead-secs "${LEAD_SECS:-60}" \
+    --threads "${CLIENT_THREADS:-1}" --label "$label" --json "$results/$label.json"
+  stop
   exit 0
 fi
 

@@ -192,7 +192,7 @@ pub enum TournamentServerMessage {
     /// The arena as it stands: on connecting, after `auth` or `page`, and
     /// at every change (a game ends or starts, someone joins, pauses or
     /// withdraws, the arena starts or ends).
-    Standings(LiveStandings),
+    Standings(Box<LiveStandings>),
     Error(ErrorBody),
     Pong,
 }

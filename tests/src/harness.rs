@@ -31,6 +31,21 @@ impl Service {
         let _ = self.child.wait();
     }
 
+    /// SIGSTOP: the process stands still (a long pause, a VM stolen away)
+    /// with its sockets and leases as they were, until [`Service::thaw`].
+    pub fn freeze(&self) {
+        let _ = Command::new("kill")
+            .args(["-STOP", &self.child.id().to_string()])
+            .status();
+    }
+
+    /// SIGCONT: it goes on from where it stood, believing what it did.
+    pub fn thaw(&self) {
+        let _ = Command::new("kill")
+            .args(["-CONT", &self.child.id().to_string()])
+            .status();
+    }
+
     /// SIGTERM, as an orchestrator stops a process, and waits for it to
     /// exit without blocking the test's other tasks: how long it took.
     pub async fn terminate(&mut self) -> Duration {

@@ -746,3 +746,216 @@ async fn a_rating_band_and_a_cap_refuse_who_is_outside() {
     assert_eq!(join(&arena, &ben, id, code).await.0, 204, "back, not new");
     arena.stores.cleanup().await.unwrap();
 }
+
+/// A bot of the race below: plays every game its lobby is matched into,
+/// on whichever instance hosts it (following `elsewhere`), moving the
+/// first legal pit and, from ply 6, resigning when its id is the lower of
+/// the two; until `until`. Its games.
+async fn race_bot(bases: [String; 2], lobby: usize, who: Guest, id: String, until: Instant) -> u32 {
+    let mut socket = Ws::open(format!("{}/v1/lobby", bases[lobby]))
+        .await
+        .unwrap();
+    socket
+        .send(json!({"t": "auth", "d": {"token": who.token}}))
+        .await;
+    let mut played = 0;
+    while let Some(matched) = socket
+        .until_or_none("matched", until.saturating_duration_since(Instant::now()))
+        .await
+    {
+        assert_eq!(matched["queue"], format!("tournament:{id}"));
+        let game = matched["game_id"].as_str().unwrap();
+        let mut url = format!("{}/v1/games/{game}/play", bases[0]);
+        let (mut play, mut state) = loop {
+            let mut play = Ws::open(url.clone()).await.unwrap();
+            play.send(json!({"t": "auth", "d": {"token": who.token}}))
+                .await;
+            let first = play.next(WAIT).await.expect("an answer to auth");
+            match first["t"].as_str() {
+                Some("state") => break (play, first["d"].clone()),
+                Some("elsewhere") => {
+                    url = format!(
+                        "{}/v1/games/{game}/play",
+                        first["d"]["url"].as_str().unwrap()
+                    );
+                }
+                _ => panic!("{first}"),
+            }
+        };
+        let you = state["you"].as_u64();
+        let opponent = state["seats"][1 - you.unwrap() as usize]["player"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        loop {
+            if state["turn"].as_u64() == you {
+                let ply = state["ply"].as_u64().unwrap();
+                if ply >= 6 && who.id < opponent {
+                    play.send(json!({"t": "resign"})).await;
+                } else {
+                    let pit = state["legal"][0].clone();
+                    play.send(json!({"t": "move", "d": {"pit": pit, "ply": ply + 1}}))
+                        .await;
+                }
+            }
+            let Some(message) = play.next(Duration::from_secs(20)).await else {
+                panic!("game {game} went silent");
+            };
+            match message["t"].as_str() {
+                Some("moved") => state = message["d"].clone(),
+                Some("over") => break,
+                _ => {}
+            }
+        }
+        played += 1;
+    }
+    played
+}
+
+/// Two instances of the arena on one database and Redis, both running
+/// the tournament loop, each frozen in turn (SIGSTOP) for longer than the
+/// pairing lease while eight bots play: the other takes the lease and
+/// pairs while the frozen one may be in the middle of a wave it resumes
+/// believing it still leads. Seating is fenced in Postgres (a seat names
+/// its game until that game is over, and the game's insert checks both
+/// seats), so however the waves interleave no player is ever in two
+/// games at once, and the pairing goes on through every freeze.
+#[actix_rt::test]
+async fn two_instances_racing_for_an_arena_never_seat_a_player_twice() {
+    let arena = Arena::start(&[("APP_TOURNAMENT_WAVE_MS", "100")]).await;
+    let second = arena.beside().await;
+    let bases = [arena.base().to_owned(), second.base.clone()];
+    let host = arena.registered("host").await;
+    let (id, code) = private_arena(&arena, &host, "Race").await;
+    let until = Instant::now() + Duration::from_secs(24);
+    let mut bots = Vec::new();
+    for index in 0..8 {
+        let who = arena.guest().await;
+        assert_eq!(join(&arena, &who, &id, Some(&code)).await.0, 204);
+        bots.push(actix_rt::spawn(race_bot(
+            bases.clone(),
+            index % 2,
+            who,
+            id.clone(),
+            until,
+        )));
+    }
+    // Each instance in turn stands still past the lease (a second).
+    for round in 0..4 {
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let frozen = if round % 2 == 0 {
+            &arena.service
+        } else {
+            &second
+        };
+        frozen.freeze();
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        frozen.thaw();
+    }
+    let mut games = 0;
+    for bot in bots {
+        games += bot.await.unwrap();
+    }
+    assert!(games >= 16, "pairing went on: {games} games played");
+    // Per player, in the order they were made: each game begins after the
+    // one before it ended.
+    let rows: Vec<(
+        uuid::Uuid,
+        uuid::Uuid,
+        time::OffsetDateTime,
+        Option<time::OffsetDateTime>,
+    )> = sqlx::query_as(
+        "SELECT p.player, g.id, g.created_at, g.ended_at FROM games g
+             CROSS JOIN LATERAL (VALUES (g.seat0_player), (g.seat1_player)) AS p(player)
+             WHERE g.tournament_id = $1::uuid ORDER BY p.player, g.created_at",
+    )
+    .bind(&id)
+    .fetch_all(&arena.stores.postgres)
+    .await
+    .unwrap();
+    for pair in rows.windows(2) {
+        let ((player, before, _, ended), (next_player, after, created, _)) = (&pair[0], &pair[1]);
+        if player != next_player {
+            continue;
+        }
+        let ended = ended.unwrap_or_else(|| panic!("{before} still live when {after} was made"));
+        assert!(
+            *created >= ended,
+            "{player} was seated in {after} before {before} ended"
+        );
+    }
+    assert!(rows.len() >= 2 * 16 / 2, "{} seats", rows.len());
+    drop(second);
+    arena.stores.cleanup().await.unwrap();
+}
+
+/// The two steps of a race, in the order that used to break: instance A
+/// seats Ann and Ben in a game it has not made yet; instance B, which
+/// now believes it leads, pairs Ann again. The seat holds (Ann's game is
+/// on its way) until its maker is presumed dead (30 s); then B may seat
+/// her, and A's late game is refused by game-room, which checks both seats
+/// in the transaction that inserts it.
+#[actix_rt::test]
+async fn a_seat_names_its_game_until_it_is_over_and_a_late_game_is_refused() {
+    use mancala_matchmaking::tournament::store::seat_pair;
+    let arena = Arena::start(&[("APP_INTERNAL_TOKEN", "race-token")]).await;
+    let host = arena.registered("host").await;
+    let (id, code) = private_arena(&arena, &host, "Fence").await;
+    let (ann, ben, cat) = (
+        arena.guest().await,
+        arena.guest().await,
+        arena.guest().await,
+    );
+    for who in [&ann, &ben, &cat] {
+        assert_eq!(join(&arena, who, &id, Some(&code)).await.0, 204);
+    }
+    let uuid = |text: &str| uuid::Uuid::parse_str(text).unwrap();
+    let (tournament, [a, b, c]) = (uuid(&id), [&ann, &ben, &cat].map(|g| uuid(&g.id)));
+    let pool = &arena.stores.postgres;
+    let now = time::OffsetDateTime::now_utc();
+    let (first, second) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+    assert!(
+        seat_pair(pool, tournament, [a, b], first, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !seat_pair(pool, tournament, [a, c], second, now)
+            .await
+            .unwrap(),
+        "Ann's game is on its way: her seat is taken"
+    );
+    let later = now + time::Duration::seconds(31);
+    assert!(
+        seat_pair(pool, tournament, [a, c], second, later)
+            .await
+            .unwrap(),
+        "its maker is presumed dead: the seat is free again"
+    );
+    let create = |game: uuid::Uuid, seats: [uuid::Uuid; 2]| {
+        call(
+            "POST",
+            format!("{}/internal/v1/games", arena.base()),
+            Some(json!({"id": game, "variant": {"variant": "kalah"},
+                        "seats": [{"player": {"id": seats[0]}}, {"player": {"id": seats[1]}}],
+                        "rated": false, "tournament": tournament,
+                        "time_control": {"initial_secs": 180, "increment_secs": 2}})),
+            Some("race-token"),
+        )
+    };
+    let (status, refused) = create(first, [a, b]).await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (409, Some("not_allowed")),
+        "{refused}"
+    );
+    let (made,): (i64,) = sqlx::query_as("SELECT count(*) FROM games WHERE id = $1")
+        .bind(first)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(made, 0, "the late game was never written");
+    let (status, body) = create(second, [a, c]).await;
+    assert_eq!(status, 201, "{body}");
+    arena.stores.cleanup().await.unwrap();
+}

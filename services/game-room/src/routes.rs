@@ -172,7 +172,12 @@ pub(crate) async fn create_game(
         let life = hosted.deps().settings.room_life;
         store::insert_room(&mut tx, room, now, now + life).await?;
     }
-    store::insert_game(&mut tx, &game, now).await?;
+    if !store::insert_game(&mut tx, &game, now).await? {
+        return Err(ApiError::new(
+            ErrorCode::NotAllowed,
+            "a seat of this tournament game was taken meanwhile",
+        ));
+    }
     tx.commit().await?;
     metrics::counter!("games_created_total", "variant" => variant.name()).increment(1);
     Ok(HttpResponse::Created().json(created(game.id, rated, casual_reason)))

@@ -109,6 +109,17 @@ impl Arena {
         self.service = start_on("arena", &self.host, self.port, &env).await;
     }
 
+    /// A second instance beside this one: the same stores and settings
+    /// (its own port and instance id), as a second replica would run.
+    pub(crate) async fn beside(&self) -> Service {
+        let env: Vec<(&str, String)> = self
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        start_on("arena", &self.host, free_port(), &env).await
+    }
+
     pub(crate) fn base(&self) -> &str {
         &self.service.base
     }

@@ -34,12 +34,35 @@ pub(crate) struct NewGame {
     pub epoch: i64,
 }
 
-/// Creates a live game.
+/// Creates a live game; false (nothing written) when it is a tournament
+/// game whose two seats no longer name it.
+///
+/// The seats are the arena's fence: matchmaking seats both players in the
+/// game before asking for it, and another instance may seat them again
+/// once the game is over or was never made. Marking both seats made, in
+/// the transaction that inserts the game, holds their rows until it
+/// commits: a second seating either came first (the seats name another
+/// game, and this one is refused) or waits and then finds them freshly
+/// seated.
 pub(crate) async fn insert_game(
     connection: &mut PgConnection,
     game: &NewGame,
     now: OffsetDateTime,
-) -> Result<(), sqlx::Error> {
+) -> Result<bool, sqlx::Error> {
+    if let Some(tournament) = game.tournament {
+        let held = sqlx::query!(
+            "UPDATE tournament_players SET seated_at = $3
+             WHERE tournament_id = $1 AND current_game = $2",
+            tournament,
+            game.id,
+            now,
+        )
+        .execute(&mut *connection)
+        .await?;
+        if held.rows_affected() != 2 {
+            return Ok(false);
+        }
+    }
     let [seat0, seat1] = &game.seats;
     let initial = game.time_control.map(|tc| tc.initial_secs as i32 * 1000);
     let increment = game.time_control.map(|tc| tc.increment_secs as i32 * 1000);
@@ -71,7 +94,7 @@ pub(crate) async fn insert_game(
     )
     .execute(connection)
     .await?;
-    Ok(())
+    Ok(true)
 }
 
 /// Takes a game over as its new host: raises its epoch and returns it.

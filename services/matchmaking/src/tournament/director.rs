@@ -132,6 +132,7 @@ pub(crate) struct Waved {
 
 /// Pairs one arena's waiting players and makes their games.
 pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Waved, sqlx::Error> {
+    let wave_started = std::time::Instant::now();
     let entrants = store::entrants(&deps.postgres, row.id).await?;
     let finished = store::finished_games(&deps.postgres, row.id, row.ends_at).await?;
     let mut digest = std::collections::hash_map::DefaultHasher::new();
@@ -171,6 +172,24 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         .collect();
     store::pause(&deps.postgres, row.id, &idle).await?;
     let done: std::collections::HashSet<Uuid> = finished.iter().map(|g| g.id).collect();
+    let live: std::collections::HashSet<Uuid> = store::live_games(&deps.postgres, row.id)
+        .await?
+        .into_iter()
+        .map(|(game, _)| game)
+        .collect();
+    let now_ms = deps.clock.now_millis();
+    // Free: no game yet, a game over, or a game never made (its maker
+    // died after seating them), as `store::seat_pair` decides.
+    let free = |entrant: &store::Entrant| match entrant.current_game {
+        None => true,
+        Some(game) if done.contains(&game) => true,
+        Some(game) => {
+            !live.contains(&game)
+                && entrant.seated_ms.is_some_and(|at| {
+                    now_ms.saturating_sub(at) > store::UNMADE_SEAT_SECS as u64 * 1000
+                })
+        }
+    };
     let scores: std::collections::HashMap<Uuid, i32> = standings(&entrants, &finished)
         .into_iter()
         .map(|(entry, _)| (entry.player, entry.tally.score))
@@ -178,10 +197,9 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
     let candidates: Vec<&store::Entrant> = entrants
         .iter()
         .filter(|e| !e.paused && !e.withdrawn && !idle.contains(&e.player))
-        .filter(|e| e.current_game.is_none_or(|game| done.contains(&game)))
+        .filter(|e| free(e))
         .collect();
     let ids: Vec<Uuid> = candidates.iter().map(|e| e.player).collect();
-    let now_ms = deps.clock.now_millis();
     // Present: a lobby or tournament page open (the lobby's mark).
     let present = queues::alive_among(&deps.redis, &ids, now_ms)
         .await
@@ -203,15 +221,22 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         })
         .collect();
     let pairs = pairing::pair(&waiting, now_ms, now_ms.rotate_left(17));
+    let names: HashMap<Uuid, &str> = candidates
+        .iter()
+        .map(|e| (e.player, e.name.as_str()))
+        .collect();
+    let started = std::time::Instant::now();
+    let paired = pairs.len() * 2;
     // Each game is a Postgres transaction and a round trip to game-room:
     // a wave of hundreds makes them a few dozen at a time.
     let made = std::sync::atomic::AtomicUsize::new(0);
     futures_util::stream::iter(pairs)
         .for_each_concurrent(GAMES_AT_ONCE, |(first, second)| {
             let made = &made;
-            let (first, second) = (&waiting[first], &waiting[second]);
+            let players = [&waiting[first], &waiting[second]];
+            let names = players.map(|w| names.get(&w.player).copied().unwrap_or_default());
             async move {
-                match start_game(deps, row, first, second).await {
+                match start_game(deps, row, players, names).await {
                     Ok(true) => {
                         made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
@@ -221,6 +246,13 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
             }
         })
         .await;
+    if paired > 0 {
+        // The whole wave: the fold, the pairing, every seat and game.
+        metrics::histogram!("tournament_wave_seconds").record(wave_started.elapsed().as_secs_f64());
+        metrics::histogram!("tournament_wave_pairing_seconds")
+            .record(started.elapsed().as_secs_f64());
+        metrics::histogram!("tournament_wave_players").record(paired as f64);
+    }
     Ok(Waved {
         made: made.into_inner(),
         standings: standings_digest,
@@ -230,11 +262,12 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
 async fn start_game(
     deps: &Context,
     row: &Row,
-    first: &Waiting,
-    second: &Waiting,
+    players: [&Waiting; 2],
+    names: [&str; 2],
 ) -> Result<bool, sqlx::Error> {
     let game = Uuid::now_v7();
-    if !store::seat_pair(&deps.postgres, row.id, first.player, second.player, game).await? {
+    let ids = players.map(|w| w.player);
+    if !store::seat_pair(&deps.postgres, row.id, ids, game, deps.clock.now_utc()).await? {
         return Ok(false);
     }
     let seat = |w: &Waiting| SeatRequest::Player {
@@ -245,7 +278,7 @@ async fn start_game(
     let request = CreateGame {
         id: Some(game),
         variant: row.shape.variant.standard(),
-        seats: [seat(first), seat(second)],
+        seats: players.map(seat),
         rated: row.shape.rated,
         time_control: Some(row.shape.time_control),
         room: false,
@@ -255,21 +288,10 @@ async fn start_game(
         Ok(created) => created,
         Err(error) => {
             tracing::warn!(code = ?error.code, tournament = %row.id, "a tournament game could not be made");
-            store::unseat(&deps.postgres, row.id, &[first.player, second.player], game).await?;
+            store::unseat(&deps.postgres, row.id, &ids, game).await?;
             return Ok(false);
         }
     };
-    let names = [
-        crate::ratings::name(&deps.postgres, first.player)
-            .await
-            .ok()
-            .flatten(),
-        crate::ratings::name(&deps.postgres, second.player)
-            .await
-            .ok()
-            .flatten(),
-    ];
-    let players = [first, second];
     for (seat, side) in [(0, Side::South), (1, Side::North)] {
         let opponent = players[1 - seat];
         let matched = Matched {
@@ -278,7 +300,7 @@ async fn start_game(
             seat: side,
             opponent: SeatInfo {
                 player: Some(opponent.player),
-                name: names[1 - seat].clone().unwrap_or_default(),
+                name: names[1 - seat].to_owned(),
                 ai: None,
                 rating: Some(opponent.rating),
             },

@@ -314,11 +314,11 @@ impl Follower {
         let view = pushed
             .board
             .view(self.deps.clock.now_utc(), self.viewer, self.page);
-        let message = TournamentServerMessage::Standings(LiveStandings {
+        let message = TournamentServerMessage::Standings(Box::new(LiveStandings {
             version: pushed.version,
             changed_at_ms: pushed.changed_at_ms,
             view,
-        });
+        }));
         self.socket.send_json(&message).await
     }
 }

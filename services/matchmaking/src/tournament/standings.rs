@@ -103,6 +103,7 @@ mod tests {
             last_opponent: None,
             first_balance: 0,
             current_game: None,
+            seated_ms: None,
         }
     }
 

@@ -35,6 +35,8 @@ pub struct Entrant {
     pub last_opponent: Option<Uuid>,
     pub first_balance: i32,
     pub current_game: Option<Uuid>,
+    /// When they were seated in `current_game` (clock ms).
+    pub seated_ms: Option<u64>,
 }
 
 /// A finished game of the tournament, as the standings fold it.
@@ -293,7 +295,7 @@ pub async fn step_out(
 pub async fn entrants(pool: &PgPool, id: Uuid) -> Result<Vec<Entrant>, sqlx::Error> {
     let rows = sqlx::query!(
         "SELECT e.player_id, p.display_name, e.rating, e.paused, e.withdrawn, e.last_opponent,
-                e.first_balance, e.current_game, e.joined_at
+                e.first_balance, e.current_game, e.joined_at, e.seated_at
          FROM tournament_players e JOIN players p ON p.id = e.player_id
          WHERE e.tournament_id = $1",
         id
@@ -312,6 +314,7 @@ pub async fn entrants(pool: &PgPool, id: Uuid) -> Result<Vec<Entrant>, sqlx::Err
             last_opponent: r.last_opponent,
             first_balance: r.first_balance,
             current_game: r.current_game,
+            seated_ms: r.seated_at.map(millis),
         })
         .collect())
 }
@@ -367,31 +370,41 @@ pub async fn live_games(
         .collect())
 }
 
-/// Seats `first` and `second` in game `game`, unless either is still in a
-/// live game of this tournament: true when both were taken (then the
-/// caller makes the game, under the same id).
+/// How long a seat whose game was never made holds its player.
+pub const UNMADE_SEAT_SECS: i64 = 30;
+
+/// Seats `first` and `second` in game `game` (made next, under this id),
+/// when both are free: no game yet, or their game is over, or its maker
+/// died before making it (seated over [`UNMADE_SEAT_SECS`] ago and no such
+/// game). True when both were taken. A game seated but not made yet holds
+/// its players: a second instance that paired them in the same moment
+/// finds them taken.
 pub async fn seat_pair(
     pool: &PgPool,
     id: Uuid,
-    first: Uuid,
-    second: Uuid,
+    [first, second]: [Uuid; 2],
     game: Uuid,
+    now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     let mut tx = pool.begin().await?;
     let taken = sqlx::query!(
         "UPDATE tournament_players e
-         SET current_game = $4,
+         SET current_game = $4, seated_at = $5,
              last_opponent = CASE WHEN e.player_id = $2 THEN $3 ELSE $2 END,
              first_balance = e.first_balance + CASE WHEN e.player_id = $2 THEN 1 ELSE -1 END
          WHERE e.tournament_id = $1 AND e.player_id IN ($2, $3)
            AND NOT e.paused AND NOT e.withdrawn
            AND (e.current_game IS NULL
-                OR NOT EXISTS (SELECT 1 FROM games g
-                               WHERE g.id = e.current_game AND g.status = 'live'))",
+                OR EXISTS (SELECT 1 FROM games g
+                           WHERE g.id = e.current_game AND g.status <> 'live')
+                OR (e.seated_at < $6
+                    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = e.current_game)))",
         id,
         first,
         second,
         game,
+        now,
+        now - time::Duration::seconds(UNMADE_SEAT_SECS),
     )
     .execute(&mut *tx)
     .await?;
