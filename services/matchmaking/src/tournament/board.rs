@@ -3,6 +3,8 @@
 //! (a page, my row, my game) as there are viewers: the standings socket
 //! reads one board per change and serves every watcher from it.
 
+use std::collections::HashMap;
+
 use mancala_proto::tournament::{StandingRow, TournamentView};
 use sqlx::PgPool;
 use time::OffsetDateTime;
@@ -15,14 +17,19 @@ use super::store::{self, Row};
 /// Rows of the standings a page shows.
 pub(crate) const PAGE: usize = 10;
 
-/// One arena as read at one moment.
+/// One arena as read at one moment, with what every view asks of it
+/// worked out once: a thousand viewers must not each search the table.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Board {
     pub row: Row,
     /// Everyone, best first.
     pub ranked: Vec<StandingRow>,
-    /// Live games and their two seats.
-    pub live: Vec<(Uuid, [Option<Uuid>; 2])>,
+    /// Each player's index in `ranked`.
+    places: HashMap<Uuid, usize>,
+    /// Each seated player's live game.
+    games: HashMap<Uuid, Uuid>,
+    /// The live game whose better player stands highest.
+    top_game: Option<Uuid>,
 }
 
 impl Board {
@@ -51,7 +58,39 @@ impl Board {
                 withdrawn: entrant.withdrawn,
             })
             .collect();
-        Ok(Some(Board { row, ranked, live }))
+        Ok(Some(Board::new(row, ranked, &live)))
+    }
+
+    pub(crate) fn new(
+        row: Row,
+        ranked: Vec<StandingRow>,
+        live: &[(Uuid, [Option<Uuid>; 2])],
+    ) -> Board {
+        let places: HashMap<Uuid, usize> = ranked
+            .iter()
+            .enumerate()
+            .map(|(index, row)| (row.player, index))
+            .collect();
+        let place = |player: &Option<Uuid>| {
+            player
+                .and_then(|p| places.get(&p).copied())
+                .unwrap_or(usize::MAX)
+        };
+        let top_game = live
+            .iter()
+            .min_by_key(|(_, seats)| place(&seats[0]).min(place(&seats[1])))
+            .map(|(game, _)| *game);
+        let games = live
+            .iter()
+            .flat_map(|(game, seats)| seats.iter().flatten().map(move |player| (*player, *game)))
+            .collect();
+        Board {
+            row,
+            ranked,
+            places,
+            games,
+            top_game,
+        }
     }
 
     /// What `viewer` sees of it on `page` (from 1; clamped to the pages
@@ -66,24 +105,10 @@ impl Board {
         let pages = rows.len().div_ceil(PAGE).max(1) as u32;
         let page = page.clamp(1, pages);
         let start = (page as usize - 1) * PAGE;
-        let me = viewer.and_then(|me| rows.iter().find(|row| row.player == me).cloned());
-        let my_game = viewer.and_then(|me| {
-            self.live
-                .iter()
-                .find(|(_, seats)| seats.contains(&Some(me)))
-                .map(|(game, _)| *game)
-        });
-        // The live game whose better player stands highest.
-        let rank_of = |player: Option<Uuid>| {
-            player
-                .and_then(|p| rows.iter().position(|row| row.player == p))
-                .unwrap_or(usize::MAX)
-        };
-        let top_game = self
-            .live
-            .iter()
-            .min_by_key(|(_, seats)| rank_of(seats[0]).min(rank_of(seats[1])))
-            .map(|(game, _)| *game);
+        let me = viewer
+            .and_then(|me| self.places.get(&me))
+            .map(|&index| rows[index].clone());
+        let my_game = viewer.and_then(|me| self.games.get(&me).copied());
         TournamentView {
             tournament: summary(&self.row, now, viewer),
             page,
@@ -91,7 +116,7 @@ impl Board {
             standings: rows.iter().skip(start).take(PAGE).cloned().collect(),
             me,
             my_game,
-            top_game,
+            top_game: self.top_game,
         }
     }
 }
@@ -120,8 +145,8 @@ mod tests {
                 withdrawn: false,
             })
             .collect();
-        Board {
-            row: Row {
+        Board::new(
+            Row {
                 id: Uuid::from_u128(99),
                 name: "Arena".into(),
                 code: None,
@@ -143,8 +168,8 @@ mod tests {
                 players: players as i64,
             },
             ranked,
-            live,
-        }
+            &live,
+        )
     }
 
     #[test]

@@ -153,25 +153,26 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
             standings: standings_digest,
         });
     }
+    let done: HashMap<Uuid, &store::FinishedGame> = finished.iter().map(|g| (g.id, g)).collect();
     // A player whose last game they never started is paused (and loses a
     // point by the scoring) until they come back.
-    let idle: Vec<Uuid> = entrants
+    let idle: std::collections::HashSet<Uuid> = entrants
         .iter()
         .filter(|entrant| {
-            entrant.current_game.is_some_and(|game| {
-                finished.iter().any(|g| {
-                    g.id == game
-                        && (0..2).any(|seat| {
-                            g.seats[seat] == Some(entrant.player)
-                                && outcome(g, seat) == Outcome::NoStart
-                        })
+            entrant
+                .current_game
+                .and_then(|game| done.get(&game))
+                .is_some_and(|g| {
+                    (0..2).any(|seat| {
+                        g.seats[seat] == Some(entrant.player)
+                            && outcome(g, seat) == Outcome::NoStart
+                    })
                 })
-            })
         })
         .map(|entrant| entrant.player)
         .collect();
-    store::pause(&deps.postgres, row.id, &idle).await?;
-    let done: std::collections::HashSet<Uuid> = finished.iter().map(|g| g.id).collect();
+    let idle_list: Vec<Uuid> = idle.iter().copied().collect();
+    store::pause(&deps.postgres, row.id, &idle_list).await?;
     let live: std::collections::HashSet<Uuid> = store::live_games(&deps.postgres, row.id)
         .await?
         .into_iter()
@@ -182,7 +183,7 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
     // died after seating them), as `store::seat_pair` decides.
     let free = |entrant: &store::Entrant| match entrant.current_game {
         None => true,
-        Some(game) if done.contains(&game) => true,
+        Some(game) if done.contains_key(&game) => true,
         Some(game) => {
             !live.contains(&game)
                 && entrant.seated_ms.is_some_and(|at| {
@@ -215,7 +216,7 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
             // Since their last game ended, or since they joined.
             since_ms: e
                 .current_game
-                .and_then(|game| finished.iter().find(|g| g.id == game))
+                .and_then(|game| done.get(&game))
                 .map_or(e.joined_ms, |g| g.ended_ms),
             first_balance: e.first_balance,
         })
