@@ -959,3 +959,54 @@ async fn a_seat_names_its_game_until_it_is_over_and_a_late_game_is_refused() {
     assert_eq!(status, 201, "{body}");
     arena.stores.cleanup().await.unwrap();
 }
+
+/// A player who leaves the page (every socket closed) is not paired and,
+/// once the lobby's grace has passed (1 s here), is paused in the
+/// standings; the one left waiting meets a newcomer; joining again (the
+/// page's Resume) brings the leaver back.
+#[actix_rt::test]
+async fn a_player_who_leaves_the_page_is_paused_until_joining_again() {
+    let arena = Arena::start(&[
+        ("APP_TOURNAMENT_WAVE_MS", "100"),
+        ("APP_LOBBY_GRACE_SECS", "1"),
+    ])
+    .await;
+    let (ann, ben, cat) = (
+        arena.registered("ann").await,
+        arena.guest().await,
+        arena.guest().await,
+    );
+    let (id, code) = private_arena(&arena, &ann, "Leavers").await;
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let mut ben_lobby = arena.lobby(&ben).await;
+    join(&arena, &ann, &id, Some(&code)).await;
+    join(&arena, &ben, &id, Some(&code)).await;
+    let game = matched(&mut ann_lobby, &id).await;
+    assert_eq!(matched(&mut ben_lobby, &id).await, game);
+    play_and_resign(&arena, &game, &ann, &ben).await;
+    drop(ben_lobby);
+    let deadline = Instant::now() + WAIT;
+    let seen = loop {
+        let seen = view(&arena, &id, None).await;
+        if row(&seen, &ben)["paused"] == true {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "{seen}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(row(&seen, &ann)["paused"], false, "{seen}");
+    assert_eq!(
+        row(&seen, &ben)["sheet"],
+        json!([0]),
+        "no point lost for leaving"
+    );
+    let mut cat_lobby = arena.lobby(&cat).await;
+    join(&arena, &cat, &id, Some(&code)).await;
+    let next = matched(&mut ann_lobby, &id).await;
+    assert_eq!(matched(&mut cat_lobby, &id).await, next, "Ann meets Cat");
+    // Back: a page open and joined again.
+    let _ben_lobby = arena.lobby(&ben).await;
+    assert_eq!(join(&arena, &ben, &id, Some(&code)).await.0, 204);
+    assert_eq!(row(&view(&arena, &id, None).await, &ben)["paused"], false);
+    arena.stores.cleanup().await.unwrap();
+}

@@ -426,6 +426,14 @@ fn summary_value(metrics: &str, name: &str, quantile: &str) -> Option<f64> {
         .and_then(|value| value.trim().parse().ok())
 }
 
+fn gauge(metrics: &str, name: &str) -> Option<f64> {
+    let prefix = format!("{name} ");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .and_then(|value| value.trim().parse().ok())
+}
+
 fn summary_count(metrics: &str, name: &str) -> Option<f64> {
     let prefix = format!("{name}_count ");
     metrics
@@ -438,12 +446,15 @@ fn summary_count(metrics: &str, name: &str) -> Option<f64> {
 #[derive(Debug, Default, Serialize)]
 struct Waves {
     count: f64,
-    /// The whole wave (standings fold, pairing, every seat and game), ms.
+    /// The whole wave (standings fold, pairing, every seat and game), ms,
+    /// over the last minute of the run (the server's summaries forget).
     p50_ms: f64,
     p99_ms: f64,
     max_ms: f64,
-    /// Players paired by the largest wave.
+    /// The largest wave since the server started (an arena's first):
+    /// players paired, and how long it took, ms.
     largest_players: f64,
+    largest_ms: f64,
     /// The pairing and game-making part of the waves, ms.
     pairing_max_ms: f64,
 }
@@ -458,7 +469,8 @@ async fn waves(api: &Api, base: &str) -> Waves {
         p50_ms: ms("tournament_wave_seconds", "0.5"),
         p99_ms: ms("tournament_wave_seconds", "0.99"),
         max_ms: ms("tournament_wave_seconds", "1"),
-        largest_players: summary_value(&text, "tournament_wave_players", "1").unwrap_or(0.0),
+        largest_players: gauge(&text, "tournament_wave_largest_players").unwrap_or(0.0),
+        largest_ms: gauge(&text, "tournament_wave_largest_seconds").unwrap_or(0.0) * 1000.0,
         pairing_max_ms: ms("tournament_wave_pairing_seconds", "1"),
     }
 }
@@ -651,7 +663,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}: {} bots in {} arena(s) of {} min; {} games, {} moves ({:.0}/s), move p50/p99 {:.2}/{:.2} ms; \
          standings pushes {} p50/p99/max {:.1}/{:.1}/{:.1} ms; paired again p50/p99 {:.0}/{:.0} ms; \
-         waves {} p99 {:.1} ms max {:.1} ms (largest {} players); server RSS {:.0}/{:.0}/{:.0} MB \
+         waves {} p99 {:.1} ms max {:.1} ms (the last minute's), the largest {} players in {:.1} ms; server RSS {:.0}/{:.0}/{:.0} MB \
          (start/peak/end), CPU {:.2} cores; errors {:?}",
         report.label,
         report.players,
@@ -672,6 +684,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         report.waves.p99_ms,
         report.waves.max_ms,
         report.waves.largest_players,
+        report.waves.largest_ms,
         report.server.rss_start_mb,
         report.server.rss_peak_mb,
         report.server.rss_end_mb,

@@ -5,17 +5,50 @@
 
 use std::collections::HashMap;
 
-use mancala_proto::tournament::{StandingRow, TournamentView};
+use mancala_proto::tournament::{StandingRow, Tournament, TournamentStatus, TournamentView};
 use sqlx::PgPool;
 use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
 
-use super::routes::summary;
 use super::standings::standings;
 use super::store::{self, Row};
 
 /// Rows of the standings a page shows.
 pub(crate) const PAGE: usize = 10;
+
+fn rfc3339(at: OffsetDateTime) -> String {
+    at.format(&Rfc3339).unwrap_or_default()
+}
+
+/// A tournament as the API shows it to `viewer`.
+pub(crate) fn summary(row: &Row, now: OffsetDateTime, viewer: Option<Uuid>) -> Tournament {
+    let (status, until) = if now < row.starts_at {
+        (TournamentStatus::Upcoming, row.starts_at - now)
+    } else if now < row.ends_at {
+        (TournamentStatus::Running, row.ends_at - now)
+    } else {
+        (TournamentStatus::Finished, time::Duration::ZERO)
+    };
+    let mine = viewer.is_some() && row.created_by == viewer;
+    Tournament {
+        id: row.id,
+        name: row.name.clone(),
+        variant: row.shape.variant,
+        time_control: row.shape.time_control,
+        starts_at: rfc3339(row.starts_at),
+        ends_at: rfc3339(row.ends_at),
+        status,
+        seconds_left: until.whole_seconds().max(0) as u64,
+        rated: row.shape.rated,
+        min_rating: row.shape.min_rating,
+        max_rating: row.shape.max_rating,
+        max_players: row.shape.max_players,
+        players: row.players.max(0) as u32,
+        private: row.code.is_some(),
+        code: if mine { row.code.clone() } else { None },
+    }
+}
 
 /// One arena as read at one moment, with what every view asks of it
 /// worked out once: a thousand viewers must not each search the table.

@@ -29,6 +29,8 @@ use crate::queue::store as queues;
 const PLAN_EVERY: Duration = Duration::from_secs(30);
 /// Games a wave makes at once.
 const GAMES_AT_ONCE: usize = 32;
+/// The largest wave this process made (players paired, seconds taken).
+static LARGEST_WAVE: std::sync::Mutex<(usize, f64)> = std::sync::Mutex::new((0, 0.0));
 /// No new pairing in an arena's last seconds: the game could not count.
 const LAST_PAIRING_SECS: i64 = 10;
 
@@ -201,10 +203,36 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         .filter(|e| free(e))
         .collect();
     let ids: Vec<Uuid> = candidates.iter().map(|e| e.player).collect();
-    // Present: a lobby or tournament page open (the lobby's mark).
-    let present = queues::alive_among(&deps.redis, &ids, now_ms)
-        .await
-        .unwrap_or_default();
+    // Present: a lobby or tournament page open (the lobby's mark). Not
+    // knowing who is present, nobody is paired, nor paused.
+    let present = match queues::alive_among(&deps.redis, &ids, now_ms).await {
+        Ok(present) => present,
+        Err(error) => {
+            tracing::warn!(%error, tournament = %row.id, "who is present");
+            return Ok(Waved {
+                made: 0,
+                standings: standings_digest,
+            });
+        }
+    };
+    // Since their last game ended, or since they joined.
+    let free_since = |e: &store::Entrant| {
+        e.current_game
+            .and_then(|game| done.get(&game))
+            .map_or(e.joined_ms, |g| g.ended_ms)
+    };
+    // Left: no page of the site open for the lobby's grace, and free for
+    // longer than that (one who just joined or just finished a game has
+    // had the time to open one). Paused until they join again, as the
+    // standings then say.
+    let grace_ms = deps.settings.lobby_grace.as_millis() as u64;
+    let left: Vec<Uuid> = candidates
+        .iter()
+        .filter(|e| !present.contains(&e.player))
+        .filter(|e| now_ms.saturating_sub(free_since(e)) > grace_ms)
+        .map(|e| e.player)
+        .collect();
+    store::pause(&deps.postgres, row.id, &left).await?;
     let waiting: Vec<Waiting> = candidates
         .iter()
         .filter(|e| present.contains(&e.player))
@@ -213,11 +241,7 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
             score: scores.get(&e.player).copied().unwrap_or(0),
             rating: e.rating,
             last_opponent: e.last_opponent,
-            // Since their last game ended, or since they joined.
-            since_ms: e
-                .current_game
-                .and_then(|game| done.get(&game))
-                .map_or(e.joined_ms, |g| g.ended_ms),
+            since_ms: free_since(e),
             first_balance: e.first_balance,
         })
         .collect();
@@ -249,10 +273,19 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         .await;
     if paired > 0 {
         // The whole wave: the fold, the pairing, every seat and game.
-        metrics::histogram!("tournament_wave_seconds").record(wave_started.elapsed().as_secs_f64());
+        let took = wave_started.elapsed().as_secs_f64();
+        metrics::histogram!("tournament_wave_seconds").record(took);
         metrics::histogram!("tournament_wave_pairing_seconds")
             .record(started.elapsed().as_secs_f64());
         metrics::histogram!("tournament_wave_players").record(paired as f64);
+        // The summaries above forget after a minute; the largest wave
+        // since the start (an arena's first) is kept beside them.
+        let mut largest = LARGEST_WAVE.lock().unwrap_or_else(|e| e.into_inner());
+        if paired >= largest.0 {
+            *largest = (paired, took);
+            metrics::gauge!("tournament_wave_largest_players").set(paired as f64);
+            metrics::gauge!("tournament_wave_largest_seconds").set(took);
+        }
     }
     Ok(Waved {
         made: made.into_inner(),

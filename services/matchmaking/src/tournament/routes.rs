@@ -11,52 +11,17 @@ use mancala_proto::tournament::{
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use super::board::Board;
+use super::board::{Board, summary};
 use super::schedule::{MAX_MINUTES, Shape};
 use super::standings::standings;
-use super::store::{self, Row};
+use super::store;
 use crate::context::Context;
 
 /// The letters of a private arena's code (no 0/O, 1/I to misread).
 const CODE_LETTERS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-
-fn rfc3339(at: OffsetDateTime) -> String {
-    at.format(&Rfc3339).unwrap_or_default()
-}
-
-/// A tournament as the API shows it to `viewer`.
-pub(crate) fn summary(row: &Row, now: OffsetDateTime, viewer: Option<Uuid>) -> Tournament {
-    let (status, until) = if now < row.starts_at {
-        (TournamentStatus::Upcoming, row.starts_at - now)
-    } else if now < row.ends_at {
-        (TournamentStatus::Running, row.ends_at - now)
-    } else {
-        (TournamentStatus::Finished, time::Duration::ZERO)
-    };
-    let mine = viewer.is_some() && row.created_by == viewer;
-    Tournament {
-        id: row.id,
-        name: row.name.clone(),
-        variant: row.shape.variant,
-        time_control: row.shape.time_control,
-        starts_at: rfc3339(row.starts_at),
-        ends_at: rfc3339(row.ends_at),
-        status,
-        seconds_left: until.whole_seconds().max(0) as u64,
-        rated: row.shape.rated,
-        min_rating: row.shape.min_rating,
-        max_rating: row.shape.max_rating,
-        max_players: row.shape.max_players,
-        players: row.players.max(0) as u32,
-        private: row.code.is_some(),
-        code: if mine { row.code.clone() } else { None },
-    }
-}
 
 fn invalid(message: &str) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
