@@ -50,6 +50,9 @@ test('the lobby warns, then shows the ranked ban with its time left', { timeout:
     await notice.filter({ hasText: /Ranked play opens again in (9|10) min/ }).waitFor();
     const korean = await newPage(browser, { viewport: DESKTOP, locale: 'ko-KR' });
     await korean.goto('/');
+    // The page's own first visit makes a guest: once it has been saved,
+    // not before (it would overwrite the session put in its place).
+    await korean.waitForFunction((key) => localStorage.getItem(key), 'mancala.session');
     await korean.evaluate(([key, value]) => localStorage.setItem(key, value),
       ['mancala.session', await page.evaluate((key) => localStorage.getItem(key), 'mancala.session')]);
     await korean.goto('/lobby');
