@@ -657,12 +657,23 @@ pub async fn login_loop(base: &str, accounts: usize, every: Duration, until: Ins
     got
 }
 
-/// A gauge's value in the server's Prometheus text (`/metrics`).
-pub async fn gauge(base: &str, name: &str) -> Option<f64> {
+/// The server's Prometheus text (`/metrics`).
+pub async fn metrics_text(base: &str) -> Option<String> {
     let mut response = client().get(format!("{base}/metrics")).send().await.ok()?;
     let body = response.body().limit(1 << 24).await.ok()?;
-    String::from_utf8_lossy(&body).lines().find_map(|line| {
-        let value = line.strip_prefix(name)?.strip_prefix(' ')?;
+    Some(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// One series' value in Prometheus text: `series` is its name with its
+/// labels as written (`waves_seconds{quantile="0.99"}`, `waves_seconds_count`).
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix(series)?.strip_prefix(' ')?;
         value.trim().parse().ok()
     })
+}
+
+/// A gauge's value in the server's Prometheus text (`/metrics`).
+pub async fn gauge(base: &str, name: &str) -> Option<f64> {
+    metric(&metrics_text(base).await?, name)
 }

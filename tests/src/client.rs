@@ -238,22 +238,6 @@ impl Api {
         self.post(url, body, token).await
     }
 
-    /// A GET to `url` (absolute): the body as text (`/metrics`).
-    pub async fn get_text(&self, url: String) -> Result<String, ClientError> {
-        let mut response = self
-            .client
-            .get(url)
-            .send()
-            .await
-            .map_err(|e| ClientError::Http(e.to_string()))?;
-        let bytes = response
-            .body()
-            .limit(1 << 24)
-            .await
-            .map_err(|e| ClientError::Http(e.to_string()))?;
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
-    }
-
     /// A JSON GET to `url` (absolute).
     pub async fn get_json(&self, url: String) -> Result<Value, ClientError> {
         let mut response = self

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 use hdrhistogram::Histogram;
+use mancala_tests::abuse::{metric, metrics_text};
 use mancala_tests::client::{Api, ClientError, JsonSocket};
 use mancala_tests::harness::registered_player;
 use mancala_tests::report::{Latency, histogram};
@@ -417,31 +418,6 @@ async fn play(
     Ok(())
 }
 
-/// A quantile of a summary in the server's Prometheus text.
-fn summary_value(metrics: &str, name: &str, quantile: &str) -> Option<f64> {
-    let prefix = format!("{name}{{quantile=\"{quantile}\"}} ");
-    metrics
-        .lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .and_then(|value| value.trim().parse().ok())
-}
-
-fn gauge(metrics: &str, name: &str) -> Option<f64> {
-    let prefix = format!("{name} ");
-    metrics
-        .lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .and_then(|value| value.trim().parse().ok())
-}
-
-fn summary_count(metrics: &str, name: &str) -> Option<f64> {
-    let prefix = format!("{name}_count ");
-    metrics
-        .lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .and_then(|value| value.trim().parse().ok())
-}
-
 /// The server's pairing waves, as it measured them.
 #[derive(Debug, Default, Serialize)]
 struct Waves {
@@ -459,19 +435,22 @@ struct Waves {
     pairing_max_ms: f64,
 }
 
-async fn waves(api: &Api, base: &str) -> Waves {
-    let Ok(text) = api.get_text(format!("{base}/metrics")).await else {
+async fn waves(base: &str) -> Waves {
+    let Some(text) = metrics_text(base).await else {
         return Waves::default();
     };
-    let ms = |name: &str, q: &str| summary_value(&text, name, q).unwrap_or(0.0) * 1000.0;
+    let quantile = |name: &str, q: &str| {
+        metric(&text, &format!("{name}{{quantile=\"{q}\"}}")).unwrap_or(0.0) * 1000.0
+    };
+    let value = |series: &str| metric(&text, series).unwrap_or(0.0);
     Waves {
-        count: summary_count(&text, "tournament_wave_seconds").unwrap_or(0.0),
-        p50_ms: ms("tournament_wave_seconds", "0.5"),
-        p99_ms: ms("tournament_wave_seconds", "0.99"),
-        max_ms: ms("tournament_wave_seconds", "1"),
-        largest_players: gauge(&text, "tournament_wave_largest_players").unwrap_or(0.0),
-        largest_ms: gauge(&text, "tournament_wave_largest_seconds").unwrap_or(0.0) * 1000.0,
-        pairing_max_ms: ms("tournament_wave_pairing_seconds", "1"),
+        count: value("tournament_wave_seconds_count"),
+        p50_ms: quantile("tournament_wave_seconds", "0.5"),
+        p99_ms: quantile("tournament_wave_seconds", "0.99"),
+        max_ms: quantile("tournament_wave_seconds", "1"),
+        largest_players: value("tournament_wave_largest_players"),
+        largest_ms: value("tournament_wave_largest_seconds") * 1000.0,
+        pairing_max_ms: quantile("tournament_wave_pairing_seconds", "1"),
     }
 }
 
@@ -637,7 +616,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let _ = joined.await;
     ticker.abort();
     let seconds = started.elapsed().as_secs_f64();
-    let waves = waves(&api, &args.base).await;
+    let waves = waves(&args.base).await;
     let server = sampler.borrow_mut().usage();
     let tally = tally(&shared);
     let playing = f64::from(args.minutes) * 60.0;
