@@ -681,6 +681,35 @@ pub struct CreatedGame {
     pub casual_reason: Option<CasualReason>,
 }
 
+/// `POST /internal/v1/games/batch`: many games made in one transaction (a
+/// tournament's wave). Each is checked and refused on its own; no room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGames {
+    #[schema(max_items = 500)]
+    pub games: Vec<CreateGame>,
+}
+
+/// The most games one batch may ask for.
+pub const MAX_BATCH_GAMES: usize = 500;
+
+/// The answer to `POST /internal/v1/games/batch`: one entry per game
+/// asked for, in the same order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatedGames {
+    pub games: Vec<BatchCreated>,
+}
+
+/// One game of a batch: made, or refused and why (nothing of it was
+/// written).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum BatchCreated {
+    Created(CreatedGame),
+    Refused(crate::ErrorBody),
+}
+
 /// `GET /v1/games/{id}`: a game's full record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -269,7 +269,14 @@ announce_minutes = 60
             None,
         )
         .await;
-        if list["running"].as_array().is_some_and(|r| r.len() >= 5) {
+        // The planner inserts one arena at a time, soonest first: wait for
+        // its last (the hourly one announced) as well as the running ones.
+        let complete = list["running"].as_array().is_some_and(|r| r.len() >= 5)
+            && list["upcoming"].as_array().is_some_and(|u| {
+                u.iter().any(|t| t["name"] == "Hourly Oware")
+                    && u.iter().filter(|t| t["name"] == "Minutely Kalah").count() >= 2
+            });
+        if complete {
             break list;
         }
         assert!(Instant::now() < deadline, "{list}");

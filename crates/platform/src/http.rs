@@ -119,14 +119,19 @@ impl ResponseError for ApiError {
 /// rule the body broke (malformed, unknown field, too large) in the API's
 /// own error shape.
 pub fn json_config() -> web::JsonConfig {
+    json_config_limited(MAX_JSON_BYTES)
+}
+
+/// [`json_config`] with another size limit (a service-to-service batch).
+pub fn json_config_limited(limit: usize) -> web::JsonConfig {
     web::JsonConfig::default()
-        .limit(MAX_JSON_BYTES)
-        .error_handler(|error, _: &HttpRequest| {
+        .limit(limit)
+        .error_handler(move |error, _: &HttpRequest| {
             let api = match &error {
                 JsonPayloadError::Overflow { .. }
                 | JsonPayloadError::OverflowKnownLength { .. } => ApiError::new(
                     ErrorCode::PayloadTooLarge,
-                    format!("the body exceeds {MAX_JSON_BYTES} bytes"),
+                    format!("the body exceeds {limit} bytes"),
                 ),
                 JsonPayloadError::Deserialize(inner)
                     if inner.to_string().contains("unknown field") =>
@@ -220,6 +225,14 @@ pub trait ApiRoutes {
         routes: Vec<actix_web::Route>,
         allow: &'static str,
     ) -> &mut Self;
+
+    /// A POST whose JSON body may be up to `limit` bytes (not the API's
+    /// usual limit): a batch between services.
+    fn api_large_post<F, Args>(&mut self, path: &str, handler: F, limit: usize) -> &mut Self
+    where
+        F: actix_web::Handler<Args>,
+        Args: actix_web::FromRequest + 'static,
+        F::Output: actix_web::Responder + 'static;
 }
 
 impl ApiRoutes for web::ServiceConfig {
@@ -243,17 +256,34 @@ impl ApiRoutes for web::ServiceConfig {
         routes: Vec<actix_web::Route>,
         allow: &'static str,
     ) -> &mut Self {
-        let refuse = method_not_allowed(allow);
         let resource = routes
             .into_iter()
             .fold(web::resource(path), |resource, route| resource.route(route));
-        self.service(
-            resource.default_service(web::to(move |request: HttpRequest| {
-                let refuse = refuse.clone();
-                async move { refuse(request) }
-            })),
-        )
+        self.service(refusing_other_methods(resource, allow))
     }
+
+    fn api_large_post<F, Args>(&mut self, path: &str, handler: F, limit: usize) -> &mut Self
+    where
+        F: actix_web::Handler<Args>,
+        Args: actix_web::FromRequest + 'static,
+        F::Output: actix_web::Responder + 'static,
+    {
+        let resource = web::resource(path)
+            .app_data(json_config_limited(limit))
+            .route(web::post().to(handler));
+        self.service(refusing_other_methods(resource, "POST"))
+    }
+}
+
+fn refusing_other_methods(
+    resource: actix_web::Resource,
+    allow: &'static str,
+) -> actix_web::Resource {
+    let refuse = method_not_allowed(allow);
+    resource.default_service(web::to(move |request: HttpRequest| {
+        let refuse = refuse.clone();
+        async move { refuse(request) }
+    }))
 }
 
 /// What `/readyz` checks.

@@ -12,6 +12,7 @@ use crate::{lists, routes};
 #[openapi(
     paths(
         routes::create_game,
+        routes::create_games,
         routes::game_record,
         routes::game_analysis,
         routes::player_games,

@@ -6,20 +6,20 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use mancala_platform::ApiRoutes;
 use mancala_platform::{ApiError, ExposeSecret, MaybeAuthenticated, SecretString};
 use mancala_proto::game::{
-    CasualReason, CreateGame, CreatedGame, GameAnalysis, GamePage, GameRecord, SeatRequest,
+    BatchCreated, CreateGame, CreateGames, CreatedGame, CreatedGames, GameAnalysis, GamePage,
+    GameRecord, MAX_BATCH_GAMES,
 };
-use mancala_proto::{ErrorBody, ErrorCode, VariantSpec};
+use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use time::OffsetDateTime;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::analysis::Asker;
 use crate::game::replay::ReplayError;
-use crate::game::{HostedGames, ranked};
+use crate::game::{HostedGames, creation};
 use crate::lists::{self, limit, variant_filter};
-use crate::store::{self, NewGame, NewSeat};
+use crate::store;
 use crate::ws;
 
 /// Mounts the routes. `/v1/games/live` and `/featured` come before
@@ -27,6 +27,7 @@ use crate::ws;
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/internal/v1/games", Method::POST, create_game)
+        .api_large_post("/internal/v1/games/batch", create_games, MAX_BATCH_BYTES)
         .api_route("/v1/games/live", Method::GET, lists::live_games)
         .api_route("/v1/games/featured", Method::GET, lists::featured_games)
         .api_route("/v1/games/{id}", Method::GET, game_record)
@@ -35,6 +36,9 @@ pub(crate) fn configure(config: &mut web::ServiceConfig) {
         .api_route("/v1/games/{id}/watch", Method::GET, ws::watch::watch)
         .api_route("/v1/players/{id}/games", Method::GET, player_games);
 }
+
+/// A batch of the most games, each about 300 bytes, with room to spare.
+const MAX_BATCH_BYTES: usize = 1 << 20;
 
 /// The token other services present on `/internal/v1/*`.
 #[derive(Clone)]
@@ -76,10 +80,6 @@ fn check_internal(request: &HttpRequest, token: &InternalToken) -> Result<(), Ap
     Ok(())
 }
 
-fn now(hosted: &HostedGames) -> OffsetDateTime {
-    hosted.deps().clock.now_utc()
-}
-
 fn invalid(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::InvalidInput, message)
 }
@@ -109,88 +109,51 @@ pub(crate) async fn create_game(
     hosted: web::Data<HostedGames>,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body
-        .into_inner()
-        .validate()
-        .map_err(|e| invalid(e.to_string()))?;
-    let variant = body.variant;
-    let mut players = Vec::with_capacity(2);
-    let seats = body.seats.clone().map(|seat| match seat {
-        SeatRequest::Player { id, rating, rd } => {
-            players.push(id);
-            NewSeat {
-                player: Some(id),
-                ai: None,
-                rating,
-                rd,
-            }
-        }
-        SeatRequest::Ai { level } => NewSeat {
-            player: None,
-            ai: Some(level),
-            rating: None,
-            rd: None,
-        },
-    });
-    let postgres = &hosted.deps().postgres;
-    if !store::players_exist(postgres, &players).await? {
-        return Err(invalid("unknown player"));
-    }
-    let now = now(&hosted);
-    let room = body.room.then(Uuid::now_v7);
-    if let Some(id) = body.id
-        && let Some(existing) = store::game(postgres, id).await?
-    {
-        // A retry of a request whose answer was lost: the same game again.
-        let same =
-            existing.seat0_player == seats[0].player && existing.seat1_player == seats[1].player;
-        if !same {
-            return Err(invalid("this game id is taken"));
-        }
-        return Ok(HttpResponse::Created().json(created(
-            id,
-            existing.rated,
-            existing.casual_reason,
-        )));
-    }
-    let mut tx = postgres.begin().await?;
-    let limit = hosted.deps().settings.rated_pair_limit;
-    let (rated, casual_reason) = ranked::decide(&mut tx, body.rated, &seats, limit, now).await?;
-    let game = NewGame {
-        id: body.id.unwrap_or_else(Uuid::now_v7),
-        variant: serde_json::to_value(VariantSpec::from(variant))
-            .map_err(|_| ApiError::internal())?,
-        seats,
-        rated,
-        time_control: body.time_control,
-        room,
-        tournament: body.tournament,
-        casual_reason,
-        epoch: 0,
-    };
-    if let Some(room) = room {
-        let life = hosted.deps().settings.room_life;
-        store::insert_room(&mut tx, room, now, now + life).await?;
-    }
-    if !store::insert_game(&mut tx, &game, now).await? {
-        return Err(ApiError::new(
-            ErrorCode::NotAllowed,
-            "a seat of this tournament game was taken meanwhile",
-        ));
-    }
-    tx.commit().await?;
-    metrics::counter!("games_created_total", "variant" => variant.name()).increment(1);
-    Ok(HttpResponse::Created().json(created(game.id, rated, casual_reason)))
+    let made = creation::make(hosted.deps(), vec![body.into_inner()]).await?;
+    let created = made
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Err(ApiError::internal()))?;
+    Ok(HttpResponse::Created().json(created))
 }
 
-fn created(id: Uuid, rated: bool, casual_reason: Option<CasualReason>) -> CreatedGame {
-    CreatedGame {
-        id,
-        play_path: format!("/v1/games/{id}/play"),
-        watch_path: format!("/v1/games/{id}/watch"),
-        rated,
-        casual_reason,
+/// Create many games at once (service to service).
+///
+/// A tournament's wave: every game is checked as `POST /internal/v1/games`
+/// checks one, and refused on its own (its entry says why, nothing of it
+/// is written); the others are made in one transaction. Up to 500 games.
+#[utoipa::path(
+    post,
+    path = "/internal/v1/games/batch",
+    tag = "games",
+    request_body = CreateGames,
+    security(("service" = [])),
+    responses(
+        (status = 200, description = "One entry per game asked for, in order", body = CreatedGames),
+        (status = 400, description = "`invalid_input`: no games, or more than 500", body = ErrorBody),
+        (status = 401, description = "`unauthenticated` or `token_invalid`", body = ErrorBody),
+        mancala_platform::api_errors::BodyTooLarge,
+    )
+)]
+#[tracing::instrument(skip_all)]
+pub(crate) async fn create_games(
+    _caller: ServiceCaller,
+    hosted: web::Data<HostedGames>,
+    body: web::Json<CreateGames>,
+) -> Result<web::Json<CreatedGames>, ApiError> {
+    let asked = body.into_inner().games;
+    if asked.is_empty() || asked.len() > MAX_BATCH_GAMES {
+        return Err(invalid(format!("a batch is 1 to {MAX_BATCH_GAMES} games")));
     }
+    let made = creation::make(hosted.deps(), asked).await?;
+    let games = made
+        .into_iter()
+        .map(|made| match made {
+            Ok(created) => BatchCreated::Created(created),
+            Err(refused) => BatchCreated::Refused(refused.body()),
+        })
+        .collect();
+    Ok(web::Json(CreatedGames { games }))
 }
 
 /// A game's full record.

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use mancala_platform::{ApiError, ExposeSecret, SecretString};
-use mancala_proto::game::{CreateGame, CreatedGame};
+use mancala_proto::game::{BatchCreated, CreateGame, CreateGames, CreatedGame, CreatedGames};
 use mancala_proto::{ErrorBody, ErrorCode};
 
 /// A client of game-room's internal API; cheap to clone.
@@ -47,9 +47,61 @@ impl GameRoomClient {
         Err(last.unwrap_or_else(ApiError::internal))
     }
 
+    /// Creates many games in one call (one transaction in game-room):
+    /// each answer is the game made or why it was refused. Retried as
+    /// [`Self::create`] is, with the same ids.
+    pub async fn create_many(
+        &self,
+        requests: &[CreateGame],
+    ) -> Result<Vec<Result<CreatedGame, ApiError>>, ApiError> {
+        let mut games = Vec::with_capacity(requests.len());
+        for request in requests {
+            let mut request: CreateGame = request
+                .clone()
+                .validate()
+                .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?
+                .into();
+            request.id.get_or_insert_with(uuid::Uuid::now_v7);
+            games.push(request);
+        }
+        let batch = CreateGames { games };
+        let mut last = None;
+        for attempt in 0..3u64 {
+            match self
+                .post::<_, CreatedGames>("/internal/v1/games/batch", &batch)
+                .await
+            {
+                Ok(created) => {
+                    return Ok(created
+                        .games
+                        .into_iter()
+                        .map(|made| match made {
+                            BatchCreated::Created(created) => Ok(created),
+                            BatchCreated::Refused(refused) => {
+                                Err(ApiError::new(refused.code, refused.message))
+                            }
+                        })
+                        .collect());
+                }
+                Err(Attempt::Refused(error)) => return Err(error),
+                Err(Attempt::Failed(error)) => last = Some(error),
+            }
+            tokio::time::sleep(Duration::from_millis(200 * (attempt + 1))).await;
+        }
+        Err(last.unwrap_or_else(ApiError::internal))
+    }
+
     async fn create_once(&self, request: &CreateGame) -> Result<CreatedGame, Attempt> {
+        self.post("/internal/v1/games", request).await
+    }
+
+    async fn post<T: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        request: &T,
+    ) -> Result<R, Attempt> {
         let unavailable = |why: String| {
-            tracing::warn!(why, "creating a game in game-room");
+            tracing::warn!(why, "creating games in game-room");
             ApiError::new(ErrorCode::Unavailable, "games cannot be created now; retry")
         };
         // A client per call: awc's client is tied to the task that made it.
@@ -57,13 +109,15 @@ impl GameRoomClient {
             .timeout(Duration::from_secs(15))
             .finish();
         let mut response = client
-            .post(format!("{}/internal/v1/games", self.base))
+            .post(format!("{}{path}", self.base))
             .bearer_auth(self.token.expose_secret())
             .send_json(request)
             .await
             .map_err(|e| Attempt::Failed(unavailable(e.to_string())))?;
+        // A batch of 500 answers in about 100 KB.
         let body = response
             .body()
+            .limit(4 << 20)
             .await
             .map_err(|e| Attempt::Failed(unavailable(e.to_string())))?;
         let status = response.status();

@@ -4,6 +4,7 @@
 //! "Room" always means a friend room: a series of games between two
 //! friends.
 
+pub(crate) mod creation;
 pub(crate) mod fair_play;
 pub(crate) mod host;
 pub mod hosted;

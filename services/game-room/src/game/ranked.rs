@@ -8,6 +8,7 @@ use std::time::Duration;
 use mancala_proto::game::CasualReason;
 use sqlx::PgConnection;
 use time::OffsetDateTime;
+use uuid::Uuid;
 
 use crate::store::{self, NewSeat};
 
@@ -25,19 +26,49 @@ pub(crate) async fn decide(
     limit: u32,
     now: OffsetDateTime,
 ) -> Result<(bool, Option<CasualReason>), sqlx::Error> {
-    let (Some(a), Some(b)) = (seats[0].player, seats[1].player) else {
-        return Ok((false, None));
-    };
-    if !rated || a == b {
-        return Ok((false, None));
+    let decided = decide_many(connection, &[(rated, seats)], limit, now).await?;
+    Ok(decided[0])
+}
+
+/// [`decide`] for many games made in one transaction. The count and the
+/// inserts that follow are one decision: every pair is locked (at once,
+/// in one order, so two batches cannot wait on each other) until the
+/// caller's transaction commits. A pair asked for twice in the batch
+/// counts its first game against its second.
+pub(crate) async fn decide_many(
+    connection: &mut PgConnection,
+    asked: &[(bool, &[NewSeat; 2])],
+    limit: u32,
+    now: OffsetDateTime,
+) -> Result<Vec<(bool, Option<CasualReason>)>, sqlx::Error> {
+    let pairs: Vec<Option<(Uuid, Uuid)>> = asked
+        .iter()
+        .map(|(rated, seats)| match (seats[0].player, seats[1].player) {
+            (Some(a), Some(b)) if *rated && a != b => Some(if a <= b { (a, b) } else { (b, a) }),
+            _ => None,
+        })
+        .collect();
+    let mut distinct: Vec<(Uuid, Uuid)> = pairs.iter().flatten().copied().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.is_empty() {
+        return Ok(vec![(false, None); asked.len()]);
     }
-    // The count and the insert that follows are one decision: the lock
-    // lasts until the caller's transaction commits.
-    store::lock_pair(connection, a, b).await?;
+    store::lock_pairs(connection, &distinct).await?;
     let since = now - RATED_PAIR_WINDOW;
-    let together = store::rated_games_between(connection, a, b, since).await?;
-    if together >= i64::from(limit) {
-        return Ok((false, Some(CasualReason::PairLimit)));
-    }
-    Ok((true, None))
+    let mut together = store::rated_games_between_pairs(connection, &distinct, since).await?;
+    Ok(pairs
+        .into_iter()
+        .map(|pair| {
+            let Some(pair) = pair else {
+                return (false, None);
+            };
+            let count = together.entry(pair).or_default();
+            if *count >= i64::from(limit) {
+                return (false, Some(CasualReason::PairLimit));
+            }
+            *count += 1;
+            (true, None)
+        })
+        .collect())
 }

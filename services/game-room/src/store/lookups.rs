@@ -1,6 +1,8 @@
 //! Small questions of the game tables: who sits where, whether players
 //! exist, a game's moves, a pair's rated games of the day.
 
+use std::collections::{HashMap, HashSet};
+
 use super::*;
 
 /// Each seat's player's rating and deviation in `variant` now, if they
@@ -25,46 +27,105 @@ pub(crate) async fn current_ratings(
     }))
 }
 
-/// Holds the pair's lock until the transaction ends: two games asked for
-/// the same two players at once (ten invites accepted together) are
-/// counted and made one after the other, so the count each sees includes
-/// the one made before it. The key is the pair in a fixed order, so A–B
-/// and B–A are one lock.
-pub(crate) async fn lock_pair(
+/// Holds each pair's lock (pairs given as `(low, high)`, so A–B and B–A
+/// are one lock) until the transaction ends: two games asked for the same
+/// two players at once (ten invites accepted together) are counted and
+/// made one after the other, so the count each sees includes the one made
+/// before it. Taken in one order, so two batches cannot wait on each
+/// other.
+pub(crate) async fn lock_pairs(
     connection: &mut PgConnection,
-    a: Uuid,
-    b: Uuid,
+    pairs: &[(Uuid, Uuid)],
 ) -> Result<(), sqlx::Error> {
-    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+    let (low, high): (Vec<Uuid>, Vec<Uuid>) = pairs.iter().copied().unzip();
     sqlx::query!(
-        "SELECT pg_advisory_xact_lock(hashtextextended('rated-pair:' || $1::text || ':' || $2::text, 0))",
-        low.to_string(),
-        high.to_string(),
+        "SELECT pg_advisory_xact_lock(k) FROM (
+             SELECT hashtextextended('rated-pair:' || lo::text || ':' || hi::text, 0) AS k
+             FROM unnest($1::uuid[], $2::uuid[]) AS p(lo, hi)
+             ORDER BY k) AS keys",
+        &low,
+        &high,
     )
-    .fetch_one(connection)
+    .fetch_all(connection)
     .await?;
     Ok(())
 }
 
-/// How many games between two players, made since `since`, may still count
-/// for rating: rated ones that were not aborted (live ones included).
-pub(crate) async fn rated_games_between(
+/// How many games between each pair of players, made since `since`, may
+/// still count for rating: rated ones that were not aborted (live ones
+/// included).
+pub(crate) async fn rated_games_between_pairs(
     connection: &mut PgConnection,
-    a: Uuid,
-    b: Uuid,
+    pairs: &[(Uuid, Uuid)],
     since: OffsetDateTime,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar!(
-        r#"SELECT count(*) AS "count!" FROM games
-           WHERE rated AND status <> 'aborted' AND created_at >= $3
-             AND ((seat0_player = $1 AND seat1_player = $2)
-                  OR (seat0_player = $2 AND seat1_player = $1))"#,
-        a,
-        b,
+) -> Result<HashMap<(Uuid, Uuid), i64>, sqlx::Error> {
+    let (low, high): (Vec<Uuid>, Vec<Uuid>) = pairs.iter().copied().unzip();
+    let rows = sqlx::query!(
+        r#"SELECT p.lo AS "lo!", p.hi AS "hi!",
+                  (SELECT count(*) FROM games g
+                   WHERE g.rated AND g.status <> 'aborted' AND g.created_at >= $3
+                     AND ((g.seat0_player = p.lo AND g.seat1_player = p.hi)
+                          OR (g.seat0_player = p.hi AND g.seat1_player = p.lo))) AS "count!"
+           FROM unnest($1::uuid[], $2::uuid[]) AS p(lo, hi)"#,
+        &low,
+        &high,
         since,
     )
-    .fetch_one(connection)
-    .await
+    .fetch_all(connection)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| ((row.lo, row.hi), row.count))
+        .collect())
+}
+
+/// Of these players, those who have an account.
+pub(crate) async fn known_players(
+    pool: &PgPool,
+    ids: &[Uuid],
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    Ok(
+        sqlx::query_scalar!("SELECT id FROM players WHERE id = ANY($1)", ids)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// Of these games, the ones that exist: their seats' players and whether
+/// they were made rated (a batch retried after a lost answer).
+pub(crate) async fn made_games(
+    pool: &PgPool,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, MadeGame>, sqlx::Error> {
+    let rows = sqlx::query!(
+        r#"SELECT id, seat0_player, seat1_player, rated,
+                  casual_reason AS "casual_reason: CasualReason"
+           FROM games WHERE id = ANY($1)"#,
+        ids,
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let made = MadeGame {
+                players: [row.seat0_player, row.seat1_player],
+                rated: row.rated,
+                casual_reason: row.casual_reason,
+            };
+            (row.id, made)
+        })
+        .collect())
+}
+
+/// A game that exists, as a retried creation compares it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MadeGame {
+    pub(crate) players: [Option<Uuid>; 2],
+    pub(crate) rated: bool,
+    pub(crate) casual_reason: Option<CasualReason>,
 }
 
 /// What a player is to a stored game, before anything wakes it.
@@ -108,20 +169,6 @@ pub(crate) async fn seat_check(
         }
         check
     }))
-}
-
-/// Whether every id is a player.
-pub(crate) async fn players_exist(pool: &PgPool, ids: &[Uuid]) -> Result<bool, sqlx::Error> {
-    let found = sqlx::query_scalar!(
-        r#"SELECT count(*) AS "count!" FROM players WHERE id = ANY($1)"#,
-        ids,
-    )
-    .fetch_one(pool)
-    .await?;
-    let mut distinct = ids.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    Ok(found == distinct.len() as i64)
 }
 
 /// A game's moves in order, with their clocks and times.

@@ -36,65 +36,128 @@ pub(crate) struct NewGame {
 
 /// Creates a live game; false (nothing written) when it is a tournament
 /// game whose two seats no longer name it.
-///
-/// The seats are the arena's fence: matchmaking seats both players in the
-/// game before asking for it, and another instance may seat them again
-/// once the game is over or was never made. Marking both seats made, in
-/// the transaction that inserts the game, holds their rows until it
-/// commits: a second seating either came first (the seats name another
-/// game, and this one is refused) or waits and then finds them freshly
-/// seated.
 pub(crate) async fn insert_game(
     connection: &mut PgConnection,
     game: &NewGame,
     now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
     if let Some(tournament) = game.tournament {
-        let held = sqlx::query!(
-            "UPDATE tournament_players SET seated_at = $3
-             WHERE tournament_id = $1 AND current_game = $2",
-            tournament,
-            game.id,
+        let held = hold_tournament_seats(&mut *connection, &[(tournament, game.id)], now).await?;
+        if !held.contains(&game.id) {
+            return Ok(false);
+        }
+    }
+    insert_games(connection, std::slice::from_ref(game), now).await?;
+    Ok(true)
+}
+
+/// Of these tournament games, those whose two seats still name them, now
+/// marked made (the rest are left as they were).
+///
+/// The seats are the arena's fence: matchmaking seats both players in the
+/// game before asking for it, and another instance may seat them again
+/// once the game is over or was never made. Locking both seats, and
+/// marking them made, in the transaction that inserts the game holds
+/// their rows until it commits: a second seating either came first (the
+/// seats name another game, and this one is refused) or waits and then
+/// finds them freshly seated.
+pub(crate) async fn hold_tournament_seats(
+    connection: &mut PgConnection,
+    games: &[(Uuid, Uuid)],
+    now: OffsetDateTime,
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    if games.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let ids: Vec<Uuid> = games.iter().map(|(_, game)| *game).collect();
+    let seats = sqlx::query!(
+        r#"SELECT tournament_id, current_game AS "game!" FROM tournament_players
+           WHERE current_game = ANY($1)
+           ORDER BY tournament_id, player_id
+           FOR UPDATE"#,
+        &ids,
+    )
+    .fetch_all(&mut *connection)
+    .await?;
+    let mut named: std::collections::HashMap<(Uuid, Uuid), usize> = Default::default();
+    for seat in seats {
+        *named.entry((seat.tournament_id, seat.game)).or_default() += 1;
+    }
+    let held: Vec<Uuid> = games
+        .iter()
+        .filter(|key| named.get(key) == Some(&2))
+        .map(|(_, game)| *game)
+        .collect();
+    if !held.is_empty() {
+        sqlx::query!(
+            "UPDATE tournament_players SET seated_at = $2 WHERE current_game = ANY($1)",
+            &held,
             now,
         )
         .execute(&mut *connection)
         .await?;
-        if held.rows_affected() != 2 {
-            return Ok(false);
-        }
     }
-    let [seat0, seat1] = &game.seats;
-    let initial = game.time_control.map(|tc| tc.initial_secs as i32 * 1000);
-    let increment = game.time_control.map(|tc| tc.increment_secs as i32 * 1000);
+    Ok(held.into_iter().collect())
+}
+
+/// Inserts live games: one statement however many.
+pub(crate) async fn insert_games(
+    connection: &mut PgConnection,
+    games: &[NewGame],
+    now: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    fn column<T>(games: &[NewGame], f: impl Fn(&NewGame) -> T) -> Vec<T> {
+        games.iter().map(f).collect()
+    }
+    let clock = |game: &NewGame, f: fn(&TimeControl) -> u32| {
+        game.time_control.map(|tc| f(&tc) as i32 * 1000)
+    };
     sqlx::query!(
         "INSERT INTO games (id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
                             seat1_player, seat1_ai, seat1_rating, seat1_rd, rated, created_at,
                             clock_initial_ms, clock_increment_ms, room_id, casual_reason, epoch,
                             tournament_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                 $16, $17, $18)",
-        game.id,
-        game.variant,
-        seat0.player,
-        seat0.ai,
-        seat0.rating,
-        seat0.rd,
-        seat1.player,
-        seat1.ai,
-        seat1.rating,
-        seat1.rd,
-        game.rated,
+         SELECT g.id, g.variant, g.seat0_player, g.seat0_ai, g.seat0_rating, g.seat0_rd,
+                g.seat1_player, g.seat1_ai, g.seat1_rating, g.seat1_rd, g.rated, $11,
+                g.clock_initial_ms, g.clock_increment_ms, g.room_id, g.casual_reason, g.epoch,
+                g.tournament_id
+         FROM unnest($1::uuid[], $2::jsonb[], $3::uuid[], $4::text[], $5::float8[], $6::float8[],
+                     $7::uuid[], $8::text[], $9::float8[], $10::float8[], $12::bool[],
+                     $13::int4[], $14::int4[], $15::uuid[], $16::text[], $17::int8[],
+                     $18::uuid[])
+              AS g(id, variant, seat0_player, seat0_ai, seat0_rating, seat0_rd,
+                   seat1_player, seat1_ai, seat1_rating, seat1_rd, rated,
+                   clock_initial_ms, clock_increment_ms, room_id, casual_reason, epoch,
+                   tournament_id)",
+        &column(games, |g| g.id),
+        &column(games, |g| g.variant.clone()),
+        &column(games, |g| g.seats[0].player) as &[Option<Uuid>],
+        &column(games, |g| g.seats[0].ai.clone()) as &[Option<String>],
+        &column(games, |g| g.seats[0].rating) as &[Option<f64>],
+        &column(games, |g| g.seats[0].rd) as &[Option<f64>],
+        &column(games, |g| g.seats[1].player) as &[Option<Uuid>],
+        &column(games, |g| g.seats[1].ai.clone()) as &[Option<String>],
+        &column(games, |g| g.seats[1].rating) as &[Option<f64>],
+        &column(games, |g| g.seats[1].rd) as &[Option<f64>],
         now,
-        initial,
-        increment,
-        game.room,
-        game.casual_reason as _,
-        game.epoch,
-        game.tournament,
+        &column(games, |g| g.rated),
+        &column(games, |g| clock(g, |tc| tc.initial_secs)) as &[Option<i32>],
+        &column(games, |g| clock(g, |tc| tc.increment_secs)) as &[Option<i32>],
+        &column(games, |g| g.room) as &[Option<Uuid>],
+        &column(games, |g| g.casual_reason.map(casual_reason_text)) as &[Option<&str>],
+        &column(games, |g| g.epoch),
+        &column(games, |g| g.tournament) as &[Option<Uuid>],
     )
     .execute(connection)
     .await?;
-    Ok(true)
+    Ok(())
+}
+
+/// As the `casual_reason` column spells it.
+fn casual_reason_text(reason: CasualReason) -> &'static str {
+    match reason {
+        CasualReason::PairLimit => "pair_limit",
+    }
 }
 
 /// Takes a game over as its new host: raises its epoch and returns it.

@@ -605,3 +605,113 @@ async fn rated_games_asked_at_once_for_one_pair_stay_within_the_limit() {
     );
     world.cleanup().await;
 }
+
+/// A tournament's wave makes its games in one batch: each is judged alone
+/// (an unknown player or a rated game without a clock refuses only
+/// itself), a pair asked for twice in the batch counts its first game
+/// against its second, and the same batch sent again (its answer lost)
+/// makes nothing twice and answers the same.
+#[actix_web::test]
+async fn a_batch_makes_each_game_or_says_why_not_and_counts_its_pairs() {
+    let world = World::new().await;
+    let database = mancala_platform::testing::database_url(&world.stores.database);
+    let instance = world
+        .instance_with(&database, &[("APP_RATED_PAIR_LIMIT", "2")])
+        .await;
+    let ((a, _), (b, _)) = world.two_players().await;
+    let (c, _) = world.player("Cat").await;
+    let (d, _) = world.player("Dan").await;
+    let game = |x: Uuid, y: Uuid| {
+        json!({
+            "id": Uuid::now_v7(),
+            "variant": {"variant": "kalah"},
+            "seats": ranked(x, y),
+            "rated": true,
+            "time_control": {"initial_secs": 60, "increment_secs": 0},
+        })
+    };
+    let mut unclocked = game(c, d);
+    unclocked.as_object_mut().unwrap().remove("time_control");
+    let batch = json!({"games": [
+        game(a, b), game(b, a), game(a, b), game(c, d), game(a, Uuid::now_v7()), unclocked,
+    ]});
+    let path = "/internal/v1/games/batch";
+    let (status, answer) = instance
+        .post(path, batch.clone(), Some(crate::helpers::SERVICE_TOKEN))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let summary = |answer: &Value| -> Vec<String> {
+        answer["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| match (&entry["created"], &entry["refused"]) {
+                (made, Value::Null) => format!(
+                    "{} {}",
+                    made["rated"],
+                    made["casual_reason"].as_str().unwrap_or("-")
+                ),
+                (_, refused) => refused["code"].as_str().unwrap().to_owned(),
+            })
+            .collect()
+    };
+    assert_eq!(
+        summary(&answer),
+        [
+            "true -",
+            "true -",
+            "false pair_limit",
+            "true -",
+            "invalid_input",
+            "invalid_input"
+        ],
+        "{answer}"
+    );
+    let made = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM games WHERE seat0_player = ANY($1) OR seat1_player = ANY($1)",
+        )
+        .bind([a, b, c, d])
+        .fetch_one(&world.stores.postgres)
+        .await
+        .unwrap()
+    };
+    assert_eq!(made().await, 4);
+    // Sent again: the same answers, nothing made twice.
+    let (status, again) = instance
+        .post(path, batch, Some(crate::helpers::SERVICE_TOKEN))
+        .await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(summary(&again), summary(&answer));
+    assert_eq!(again["games"][0], answer["games"][0]);
+    assert_eq!(made().await, 4);
+    // Only services may ask, for 1 to 500 games.
+    let one = json!({"games": [game(c, d)]});
+    let (status, _) = instance.post(path, one, None).await;
+    assert_eq!(status, 401);
+    let (status, body) = instance
+        .post(
+            path,
+            json!({"games": []}),
+            Some(crate::helpers::SERVICE_TOKEN),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("invalid_input"))
+    );
+    let many: Vec<Value> = (0..501).map(|_| game(c, d)).collect();
+    let (status, body) = instance
+        .post(
+            path,
+            json!({"games": many}),
+            Some(crate::helpers::SERVICE_TOKEN),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (400, Some("invalid_input"))
+    );
+    assert_eq!(made().await, 4);
+    world.cleanup().await;
+}

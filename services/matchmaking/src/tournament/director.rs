@@ -1,9 +1,9 @@
 //! The running arenas' loops: the planner makes the schedule's arenas
 //! (once each, whichever instance gets there first), and each wave the
 //! instance holding an arena's lease pairs its waiting players and makes
-//! their games. A pair's seats are taken in Postgres before its game is
-//! made (`store::seat_pair`), so two instances cannot seat a player twice
-//! while a lease changes hands.
+//! their games. A wave's seats are taken in Postgres (one transaction,
+//! `store::seat_wave`) before game-room makes its games (one batch), so
+//! two instances cannot seat a player twice while a lease changes hands.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
-use mancala_proto::game::{CreateGame, SeatInfo, SeatRequest, Side};
+use mancala_proto::game::{CreateGame, CreatedGame, MAX_BATCH_GAMES, SeatInfo, SeatRequest, Side};
 use mancala_proto::lobby::{LobbyServerMessage, Matched};
 use uuid::Uuid;
 
@@ -27,8 +27,8 @@ use crate::queue::store as queues;
 
 /// How often the planner looks at the schedule.
 const PLAN_EVERY: Duration = Duration::from_secs(30);
-/// Games a wave makes at once.
-const GAMES_AT_ONCE: usize = 32;
+/// Players a wave tells of their game at once.
+const TELLS_AT_ONCE: usize = 64;
 /// The largest wave this process made (players paired, seconds taken).
 static LARGEST_WAVE: std::sync::Mutex<(usize, f64)> = std::sync::Mutex::new((0, 0.0));
 /// No new pairing in an arena's last seconds: the game could not count.
@@ -182,7 +182,7 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         .collect();
     let now_ms = deps.clock.now_millis();
     // Free: no game yet, a game over, or a game never made (its maker
-    // died after seating them), as `store::seat_pair` decides.
+    // died after seating them), as `store::seat_wave` decides.
     let free = |entrant: &store::Entrant| match entrant.current_game {
         None => true,
         Some(game) if done.contains_key(&game) => true,
@@ -252,25 +252,11 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         .collect();
     let started = std::time::Instant::now();
     let paired = pairs.len() * 2;
-    // Each game is a Postgres transaction and a round trip to game-room:
-    // a wave of hundreds makes them a few dozen at a time.
-    let made = std::sync::atomic::AtomicUsize::new(0);
-    futures_util::stream::iter(pairs)
-        .for_each_concurrent(GAMES_AT_ONCE, |(first, second)| {
-            let made = &made;
-            let players = [&waiting[first], &waiting[second]];
-            let names = players.map(|w| names.get(&w.player).copied().unwrap_or_default());
-            async move {
-                match start_game(deps, row, players, names).await {
-                    Ok(true) => {
-                        made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Ok(false) => {}
-                    Err(error) => tracing::warn!(%error, tournament = %row.id, "seating a pair"),
-                }
-            }
-        })
-        .await;
+    let pairs: Vec<[&Waiting; 2]> = pairs
+        .into_iter()
+        .map(|(first, second)| [&waiting[first], &waiting[second]])
+        .collect();
+    let made = start_games(deps, row, &pairs, &names).await?;
     if paired > 0 {
         // The whole wave: the fold, the pairing, every seat and game.
         let took = wave_started.elapsed().as_secs_f64();
@@ -288,28 +274,77 @@ pub(crate) async fn wave(deps: &Context, row: &Row, pairing: bool) -> Result<Wav
         }
     }
     Ok(Waved {
-        made: made.into_inner(),
+        made,
         standings: standings_digest,
     })
 }
 
-async fn start_game(
+/// Seats the wave's pairs (one transaction), has game-room make their
+/// games (one call per [`MAX_BATCH_GAMES`]) and tells each player. A pair
+/// found taken meanwhile is skipped; a game game-room refused gives its
+/// seats back. Returns the games made.
+async fn start_games(
     deps: &Context,
     row: &Row,
-    players: [&Waiting; 2],
-    names: [&str; 2],
-) -> Result<bool, sqlx::Error> {
-    let game = Uuid::now_v7();
-    let ids = players.map(|w| w.player);
-    if !store::seat_pair(&deps.postgres, row.id, ids, game, deps.clock.now_utc()).await? {
-        return Ok(false);
+    pairs: &[[&Waiting; 2]],
+    names: &HashMap<Uuid, &str>,
+) -> Result<usize, sqlx::Error> {
+    let seating: Vec<([Uuid; 2], Uuid)> = pairs
+        .iter()
+        .map(|pair| (pair.map(|w| w.player), Uuid::now_v7()))
+        .collect();
+    let seated = store::seat_wave(&deps.postgres, row.id, &seating, deps.clock.now_utc()).await?;
+    let seated: Vec<([&Waiting; 2], Uuid)> = pairs
+        .iter()
+        .zip(&seating)
+        .filter(|(_, (_, game))| seated.contains(game))
+        .map(|(pair, (_, game))| (*pair, *game))
+        .collect();
+    let mut made = 0;
+    for chunk in seated.chunks(MAX_BATCH_GAMES) {
+        let requests: Vec<CreateGame> = chunk
+            .iter()
+            .map(|(players, game)| game_request(row, *players, *game))
+            .collect();
+        let answers = match deps.game_room.create_many(&requests).await {
+            Ok(answers) => answers,
+            Err(error) => {
+                tracing::warn!(code = ?error.code, tournament = %row.id, "a wave's games could not be made");
+                (0..chunk.len()).map(|_| Err(error.clone())).collect()
+            }
+        };
+        let mut unmade = Vec::new();
+        let mut told = Vec::new();
+        for ((players, game), answer) in chunk.iter().zip(answers) {
+            match answer {
+                Ok(created) => {
+                    made += 1;
+                    told.extend(matched(row, *players, names, &created));
+                }
+                Err(error) => {
+                    tracing::warn!(code = ?error.code, tournament = %row.id, "a tournament game could not be made");
+                    unmade.push(*game);
+                }
+            }
+        }
+        store::unseat(&deps.postgres, row.id, &unmade).await?;
+        futures_util::stream::iter(told)
+            .for_each_concurrent(TELLS_AT_ONCE, |(player, message)| async move {
+                tell(deps, player, &message).await;
+            })
+            .await;
     }
+    metrics::counter!("tournament_games_total").increment(made as u64);
+    Ok(made)
+}
+
+fn game_request(row: &Row, players: [&Waiting; 2], game: Uuid) -> CreateGame {
     let seat = |w: &Waiting| SeatRequest::Player {
         id: w.player,
         rating: Some(w.rating),
         rd: None,
     };
-    let request = CreateGame {
+    CreateGame {
         id: Some(game),
         variant: row.shape.variant.standard(),
         seats: players.map(seat),
@@ -317,16 +352,17 @@ async fn start_game(
         time_control: Some(row.shape.time_control),
         room: false,
         tournament: Some(row.id),
-    };
-    let created = match deps.game_room.create(&request).await {
-        Ok(created) => created,
-        Err(error) => {
-            tracing::warn!(code = ?error.code, tournament = %row.id, "a tournament game could not be made");
-            store::unseat(&deps.postgres, row.id, &ids, game).await?;
-            return Ok(false);
-        }
-    };
-    for (seat, side) in [(0, Side::South), (1, Side::North)] {
+    }
+}
+
+/// What each of a made game's two players is told.
+fn matched(
+    row: &Row,
+    players: [&Waiting; 2],
+    names: &HashMap<Uuid, &str>,
+    created: &CreatedGame,
+) -> [(Uuid, LobbyServerMessage); 2] {
+    [(0, Side::South), (1, Side::North)].map(|(seat, side)| {
         let opponent = players[1 - seat];
         let matched = Matched {
             game_id: created.id,
@@ -334,7 +370,11 @@ async fn start_game(
             seat: side,
             opponent: SeatInfo {
                 player: Some(opponent.player),
-                name: names[1 - seat].to_owned(),
+                name: names
+                    .get(&opponent.player)
+                    .copied()
+                    .unwrap_or_default()
+                    .to_owned(),
                 ai: None,
                 rating: Some(opponent.rating),
             },
@@ -342,13 +382,6 @@ async fn start_game(
             rated: created.rated,
             casual_reason: created.casual_reason,
         };
-        tell(
-            deps,
-            players[seat].player,
-            &LobbyServerMessage::Matched(matched),
-        )
-        .await;
-    }
-    metrics::counter!("tournament_games_total").increment(1);
-    Ok(true)
+        (players[seat].player, LobbyServerMessage::Matched(matched))
+    })
 }

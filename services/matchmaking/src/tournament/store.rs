@@ -1,6 +1,8 @@
 //! Tournaments in Postgres: the arenas, who joined them, and their games
 //! (the standings are folded from those, never stored).
 
+use std::collections::HashSet;
+
 use mancala_proto::VariantName;
 use mancala_proto::game::TimeControl;
 use sqlx::{PgConnection, PgPool};
@@ -374,46 +376,101 @@ pub async fn live_games(
 pub const UNMADE_SEAT_SECS: i64 = 30;
 
 /// Seats `first` and `second` in game `game` (made next, under this id),
-/// when both are free: no game yet, or their game is over, or its maker
-/// died before making it (seated over [`UNMADE_SEAT_SECS`] ago and no such
-/// game). True when both were taken. A game seated but not made yet holds
-/// its players: a second instance that paired them in the same moment
-/// finds them taken.
+/// when both are free; [`seat_wave`] for one pair.
 pub async fn seat_pair(
     pool: &PgPool,
     id: Uuid,
-    [first, second]: [Uuid; 2],
+    players: [Uuid; 2],
     game: Uuid,
     now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
+    Ok(seat_wave(pool, id, &[(players, game)], now)
+        .await?
+        .contains(&game))
+}
+
+/// Seats each pair in its game (made next, under that id) when both its
+/// players are free: no game yet, or their game is over, or its maker
+/// died before making it (seated over [`UNMADE_SEAT_SECS`] ago and no such
+/// game). Returns the games whose two seats were taken; a pair with a
+/// player not free is left as it was. One transaction for the wave: the
+/// free seats are locked, then the pairs whose two seats are both locked
+/// are seated. A game seated but not made yet holds its players: a second
+/// instance that paired them in the same moment finds them taken.
+pub async fn seat_wave(
+    pool: &PgPool,
+    id: Uuid,
+    pairs: &[([Uuid; 2], Uuid)],
+    now: OffsetDateTime,
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    if pairs.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let players: Vec<Uuid> = pairs.iter().flat_map(|(pair, _)| *pair).collect();
     let mut tx = pool.begin().await?;
-    let taken = sqlx::query!(
-        "UPDATE tournament_players e
-         SET current_game = $4, seated_at = $5,
-             last_opponent = CASE WHEN e.player_id = $2 THEN $3 ELSE $2 END,
-             first_balance = e.first_balance + CASE WHEN e.player_id = $2 THEN 1 ELSE -1 END
-         WHERE e.tournament_id = $1 AND e.player_id IN ($2, $3)
+    let free: HashSet<Uuid> = sqlx::query_scalar!(
+        "SELECT e.player_id FROM tournament_players e
+         WHERE e.tournament_id = $1 AND e.player_id = ANY($2)
            AND NOT e.paused AND NOT e.withdrawn
            AND (e.current_game IS NULL
                 OR EXISTS (SELECT 1 FROM games g
                            WHERE g.id = e.current_game AND g.status <> 'live')
-                OR (e.seated_at < $6
-                    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = e.current_game)))",
+                OR (e.seated_at < $3
+                    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.id = e.current_game)))
+         ORDER BY e.player_id
+         FOR UPDATE OF e",
         id,
-        first,
-        second,
-        game,
-        now,
+        &players,
         now - time::Duration::seconds(UNMADE_SEAT_SECS),
+    )
+    .fetch_all(&mut *tx)
+    .await?
+    .into_iter()
+    .collect();
+    // A player is seated once, in the first pair naming them.
+    let mut taken = HashSet::new();
+    let mut seated: Vec<&([Uuid; 2], Uuid)> = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        let [first, second] = pair.0;
+        if first != second
+            && free.contains(&first)
+            && free.contains(&second)
+            && !taken.contains(&first)
+            && !taken.contains(&second)
+        {
+            taken.extend([first, second]);
+            seated.push(pair);
+        }
+    }
+    // Each seat: its player, game, opponent and first-move balance change
+    // (the first named moves first).
+    let mut columns: (Vec<Uuid>, Vec<Uuid>, Vec<Uuid>, Vec<i32>) = Default::default();
+    for ([first, second], game) in &seated {
+        for (player, opponent, balance) in [(first, second, 1), (second, first, -1)] {
+            columns.0.push(*player);
+            columns.1.push(*game);
+            columns.2.push(*opponent);
+            columns.3.push(balance);
+        }
+    }
+    sqlx::query!(
+        "UPDATE tournament_players e
+         SET current_game = s.game, seated_at = $6, last_opponent = s.opponent,
+             first_balance = e.first_balance + s.balance
+         FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::int4[])
+              AS s(player, game, opponent, balance)
+         WHERE e.tournament_id = $1 AND e.player_id = s.player",
+        id,
+        &columns.0,
+        &columns.1,
+        &columns.2,
+        &columns.3,
+        now,
     )
     .execute(&mut *tx)
     .await?;
-    if taken.rows_affected() != 2 {
-        tx.rollback().await?;
-        return Ok(false);
-    }
     tx.commit().await?;
-    Ok(true)
+    Ok(seated.into_iter().map(|(_, game)| *game).collect())
 }
 
 /// Pauses the players who never started their last game (a no-start
@@ -433,19 +490,16 @@ pub async fn pause(pool: &PgPool, id: Uuid, players: &[Uuid]) -> Result<(), sqlx
     Ok(())
 }
 
-/// Gives back the seats of a pair whose game could not be made.
-pub async fn unseat(
-    pool: &PgPool,
-    id: Uuid,
-    players: &[Uuid],
-    game: Uuid,
-) -> Result<(), sqlx::Error> {
+/// Gives back the seats of the games that could not be made.
+pub async fn unseat(pool: &PgPool, id: Uuid, games: &[Uuid]) -> Result<(), sqlx::Error> {
+    if games.is_empty() {
+        return Ok(());
+    }
     sqlx::query!(
         "UPDATE tournament_players SET current_game = NULL
-         WHERE tournament_id = $1 AND player_id = ANY($2) AND current_game = $3",
+         WHERE tournament_id = $1 AND current_game = ANY($2)",
         id,
-        players,
-        game,
+        games,
     )
     .execute(pool)
     .await?;
