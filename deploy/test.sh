@@ -2,7 +2,9 @@
 # The README's test command: formatting, lints, the purity of the pure
 # crates, the deployment files, the committed sqlx query data, a build of
 # the fuzz targets, every test of the workspace (end-to-end and fault tests
-# against real processes included) and the browser tests.
+# against real processes included) and the browser tests. `--ha` runs the
+# failover tests on Patroni, HAProxy and a Redis Cluster with replicas
+# instead (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Builds take the queries' types from the committed .sqlx/ data, never from
@@ -10,6 +12,26 @@ cd "$(dirname "$0")/.."
 export SQLX_OFFLINE=true
 
 step() { printf '\n== %s\n' "$*"; }
+
+# `deploy/test.sh --ha`: the failover tests (tests/tests/ha.rs) on the
+# highly available stores of deploy/ha/ha.sh (installed and started here,
+# taken down after), one test at a time.
+if [ "${1:-}" = --ha ]; then
+  step "services"
+  deploy/services.sh
+  step "binaries"
+  cargo build --workspace --bins --locked
+  cargo test --no-run --locked -p mancala-tests --test ha
+  step "HA stores up (deploy/ha/ha.sh up)"
+  started=$(date +%s)
+  trap 'deploy/ha/ha.sh down' EXIT
+  deploy/ha/ha.sh up
+  echo "up in $(($(date +%s) - started)) s"
+  eval "$(deploy/ha/ha.sh env | sed 's/^/export /')"
+  step "failover tests"
+  cargo test --locked -p mancala-tests --test ha -- --ignored --test-threads 1 --nocapture
+  exit 0
+fi
 
 step "services"
 deploy/services.sh

@@ -84,6 +84,17 @@ pub async fn drive(
     plies: u64,
     started: Started,
 ) -> Outcome {
+    drive_thinking(game, bases, plies, started, THINK).await
+}
+
+/// [`drive`], each player thinking `think` before a move.
+pub async fn drive_thinking(
+    game: Game,
+    bases: Rc<RefCell<Vec<String>>>,
+    plies: u64,
+    started: Started,
+    think: Duration,
+) -> Outcome {
     let mut sockets: [Option<Ws>; 2] = [None, None];
     let mut outcome = Outcome {
         id: game.id.clone(),
@@ -134,7 +145,7 @@ pub async fn drive(
             outcome.over = true;
             break;
         }
-        tokio::time::sleep(THINK).await;
+        tokio::time::sleep(think).await;
         let ply = outcome.acknowledged.len() as u64 + 1;
         let pit = legal[(ply as usize * 5 + game.id.len()) % legal.len()];
         let mover = turn;
@@ -230,9 +241,26 @@ pub async fn drive_all(
     plies: u64,
     started: &Started,
 ) -> Vec<Outcome> {
-    let drivers = games
-        .into_iter()
-        .map(|game| actix_rt::spawn(drive(game, bases.clone(), plies, started.clone())));
+    drive_all_thinking(games, bases, plies, started, THINK).await
+}
+
+/// [`drive_all`], each player thinking `think` before a move.
+pub async fn drive_all_thinking(
+    games: Vec<Game>,
+    bases: &Rc<RefCell<Vec<String>>>,
+    plies: u64,
+    started: &Started,
+    think: Duration,
+) -> Vec<Outcome> {
+    let drivers = games.into_iter().map(|game| {
+        actix_rt::spawn(drive_thinking(
+            game,
+            bases.clone(),
+            plies,
+            started.clone(),
+            think,
+        ))
+    });
     let mut outcomes = Vec::new();
     for driver in drivers.collect::<Vec<_>>() {
         outcomes.push(driver.await.unwrap());

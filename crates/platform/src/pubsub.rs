@@ -32,6 +32,14 @@ const CHANNEL_CAPACITY: usize = 256;
 /// How long a pipeline of publishes may take before it is given up: Redis
 /// is down, and the instance goes on.
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
+/// After a cluster node's connection drops, when to subscribe everything
+/// again on a new connection: by then its shard has been failed over to a
+/// replica (the cluster's node timeout and an election) or the node is
+/// back; a subscription that cannot be made yet is tried again shortly.
+const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(2500);
+/// How long one subscription may take before the connection is given up
+/// and made again (a shard with no primary yet).
+const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(1);
 /// The most publishes one pipeline carries.
 const PUBLISH_BATCH: usize = 256;
 /// Publishes waiting for the pipeline; beyond it (Redis far behind) new
@@ -50,6 +58,9 @@ struct Inner {
     outbox: tokio::sync::mpsc::Sender<(String, String)>,
     channels: Mutex<HashMap<String, broadcast::Sender<ByteString>>>,
     sink: tokio::sync::Mutex<Option<Sink>>,
+    /// Bumped whenever messages may have been lost while subscriptions
+    /// were down (see [`PubSub::gaps`]).
+    gaps: tokio::sync::watch::Sender<u64>,
 }
 
 /// Where subscriptions are made: one server's pub/sub connection, or a
@@ -118,6 +129,7 @@ impl PubSub {
                 outbox,
                 channels: Mutex::new(HashMap::new()),
                 sink: tokio::sync::Mutex::new(None),
+                gaps: tokio::sync::watch::Sender::new(0),
             }),
         };
         let reader = pubsub.clone();
@@ -159,6 +171,20 @@ impl PubSub {
         }
     }
 
+    /// Changes whenever messages on any channel may have been lost: the
+    /// pub/sub connection came back, or (on a cluster) a node's connection
+    /// dropped, after which its shard is subscribed again elsewhere. A
+    /// listener that needs every message catches up from the system of
+    /// record then: a later message would show it a gap, but a channel
+    /// that stays quiet (a game that ended meanwhile) never would.
+    pub fn gaps(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.gaps.subscribe()
+    }
+
+    fn tell_of_a_gap(&self) {
+        self.inner.gaps.send_modify(|generation| *generation += 1);
+    }
+
     /// Publishes on channel `name`, after what this instance published
     /// before; returns at once (see the module's note). Takes the text by
     /// value: it is queued as it is, not copied.
@@ -190,7 +216,11 @@ impl PubSub {
         let channels: Vec<String> = self.channels().keys().cloned().collect();
         let mut subscribed = true;
         for channel in channels {
-            subscribed &= sink.subscribe(&channel).await.is_ok();
+            let made = tokio::time::timeout(SUBSCRIBE_TIMEOUT, sink.subscribe(&channel)).await;
+            subscribed &= matches!(made, Ok(Ok(())));
+            if !subscribed {
+                break;
+            }
         }
         if subscribed {
             *slot = Some(sink);
@@ -210,6 +240,10 @@ impl PubSub {
             Ok(Some(pubsub)) => {
                 let (sink, mut stream) = pubsub.split();
                 if self.install(Sink::Single(sink)).await {
+                    // Subscribed again (or for the first time: nobody
+                    // listens yet): anything published while the last
+                    // connection was down is told of now.
+                    self.tell_of_a_gap();
                     while let Some(message) = stream.next().await {
                         let Ok(payload) = message.get_payload::<String>() else {
                             continue;
@@ -233,7 +267,33 @@ impl PubSub {
         match self.inner.redis.sharded_pubsub(push).await {
             Ok(Some(connection)) => {
                 if self.install(Sink::Cluster(connection)).await {
-                    while let Some(push) = pushes.recv().await {
+                    // Subscribed again (or for the first time: nobody
+                    // listens yet, and a nudge costs nothing).
+                    self.tell_of_a_gap();
+                    // A node's connection dropped: the cluster connection
+                    // would reconnect to that address, but its shard may
+                    // have moved to a replica, and the sharded
+                    // subscriptions would not follow. So everything is
+                    // subscribed again, on a new connection, once the
+                    // shard has had the time to fail over.
+                    let mut resubscribe: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+                    loop {
+                        let push = tokio::select! {
+                            push = pushes.recv() => push,
+                            () = async {
+                                match resubscribe.as_mut() {
+                                    Some(sleep) => sleep.await,
+                                    None => std::future::pending().await,
+                                }
+                            } => break,
+                        };
+                        let Some(push) = push else { break };
+                        if push.kind == redis::PushKind::Disconnection {
+                            resubscribe.get_or_insert_with(|| {
+                                Box::pin(tokio::time::sleep(RESUBSCRIBE_AFTER))
+                            });
+                            continue;
+                        }
                         if push.kind != redis::PushKind::SMessage {
                             continue;
                         }

@@ -62,6 +62,12 @@ impl Hub {
             .await
     }
 
+    /// Changes whenever game events may have been lost in Redis (see
+    /// [`PubSub::gaps`]): watchers catch up from Postgres then.
+    pub fn gaps(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.pubsub.gaps()
+    }
+
     /// Listens to what a game's host hears (watcher counts, the rating
     /// change), not the events it publishes itself.
     pub async fn subscribe_host(&self, game: Uuid) -> Subscription {

@@ -2,8 +2,16 @@
 //! a Redis lease its host renews (the Postgres epoch fences a host that
 //! lost it). Leases are renewed on a connection of their own.
 
+use std::time::Duration;
+
 use mancala_platform::Redis;
 use uuid::Uuid;
+
+/// The longest a game's host waits for Redis inline, in the loop that
+/// plays its moves (a lease renewal, the lobby's marks): a shard failing
+/// over answers in seconds, and the moves, which need only Postgres, must
+/// not wait for it. Past it the host goes on as if Redis were away.
+pub(crate) const HOST_WAITS_FOR_REDIS: Duration = Duration::from_millis(500);
 
 /// Why a lease was not taken.
 #[derive(Debug, thiserror::Error)]
@@ -122,20 +130,29 @@ impl Lease {
     }
 
     /// Extends the lease; false only when another instance holds it now. A
-    /// Redis outage keeps the game hosted (nobody else can take it then).
+    /// Redis outage keeps the game hosted (nobody else can take it then),
+    /// and a renewal that has not answered within [`HOST_WAITS_FOR_REDIS`]
+    /// counts as one: the host's loop, which plays the moves, must not wait
+    /// for a shard that is failing over.
     pub async fn renew(&self, redis: &Redis) -> bool {
         let mut connection = redis.connection();
-        let renewed: Result<i64, _> = redis::Script::new(RENEW)
-            .key(&self.key)
-            .arg(&self.owner)
-            .arg(self.millis)
-            .invoke_async(&mut connection)
-            .await;
+        let script = redis::Script::new(RENEW);
+        let mut invocation = script.key(&self.key);
+        invocation.arg(&self.owner).arg(self.millis);
+        let renewed = tokio::time::timeout(
+            HOST_WAITS_FOR_REDIS,
+            invocation.invoke_async::<i64>(&mut connection),
+        )
+        .await;
         match renewed {
-            Ok(0) => false,
-            Ok(_) => true,
-            Err(error) => {
+            Ok(Ok(0)) => false,
+            Ok(Ok(_)) => true,
+            Ok(Err(error)) => {
                 tracing::warn!(%error, "renewing a game lease");
+                true
+            }
+            Err(_) => {
+                tracing::warn!("renewing a game lease: Redis did not answer in time");
                 true
             }
         }

@@ -27,24 +27,8 @@ impl GameRoomClient {
     /// (4xx) is the caller's to fix and is passed on as such; any other
     /// failure is `unavailable`.
     pub async fn create(&self, request: &CreateGame) -> Result<CreatedGame, ApiError> {
-        // Checked here exactly as game-room checks it (one type, one rule):
-        // a request game-room would refuse is the caller's to fix.
-        let mut request: CreateGame = request
-            .clone()
-            .validate()
-            .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?
-            .into();
-        request.id.get_or_insert_with(uuid::Uuid::now_v7);
-        let mut last = None;
-        for attempt in 0..3u64 {
-            match self.create_once(&request).await {
-                Ok(created) => return Ok(created),
-                Err(Attempt::Refused(error)) => return Err(error),
-                Err(Attempt::Failed(error)) => last = Some(error),
-            }
-            tokio::time::sleep(Duration::from_millis(200 * (attempt + 1))).await;
-        }
-        Err(last.unwrap_or_else(ApiError::internal))
+        self.retrying("/internal/v1/games", &checked(request)?)
+            .await
     }
 
     /// Creates many games in one call (one transaction in game-room):
@@ -54,45 +38,36 @@ impl GameRoomClient {
         &self,
         requests: &[CreateGame],
     ) -> Result<Vec<Result<CreatedGame, ApiError>>, ApiError> {
-        let mut games = Vec::with_capacity(requests.len());
-        for request in requests {
-            let mut request: CreateGame = request
-                .clone()
-                .validate()
-                .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?
-                .into();
-            request.id.get_or_insert_with(uuid::Uuid::now_v7);
-            games.push(request);
-        }
-        let batch = CreateGames { games };
+        let games = requests.iter().map(checked).collect::<Result<_, _>>()?;
+        let created: CreatedGames = self
+            .retrying("/internal/v1/games/batch", &CreateGames { games })
+            .await?;
+        Ok(created
+            .games
+            .into_iter()
+            .map(|made| match made {
+                BatchCreated::Created(created) => Ok(created),
+                BatchCreated::Refused(refused) => Err(ApiError::new(refused.code, refused.message)),
+            })
+            .collect())
+    }
+
+    /// Posts `request` up to three times, a refusal ending it at once.
+    async fn retrying<T: serde::Serialize, R: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        request: &T,
+    ) -> Result<R, ApiError> {
         let mut last = None;
         for attempt in 0..3u64 {
-            match self
-                .post::<_, CreatedGames>("/internal/v1/games/batch", &batch)
-                .await
-            {
-                Ok(created) => {
-                    return Ok(created
-                        .games
-                        .into_iter()
-                        .map(|made| match made {
-                            BatchCreated::Created(created) => Ok(created),
-                            BatchCreated::Refused(refused) => {
-                                Err(ApiError::new(refused.code, refused.message))
-                            }
-                        })
-                        .collect());
-                }
+            match self.post(path, request).await {
+                Ok(answer) => return Ok(answer),
                 Err(Attempt::Refused(error)) => return Err(error),
                 Err(Attempt::Failed(error)) => last = Some(error),
             }
             tokio::time::sleep(Duration::from_millis(200 * (attempt + 1))).await;
         }
         Err(last.unwrap_or_else(ApiError::internal))
-    }
-
-    async fn create_once(&self, request: &CreateGame) -> Result<CreatedGame, Attempt> {
-        self.post("/internal/v1/games", request).await
     }
 
     async fn post<T: serde::Serialize, R: serde::de::DeserializeOwned>(
@@ -141,6 +116,19 @@ impl GameRoomClient {
         }
         serde_json::from_slice(&body).map_err(|e| Attempt::Failed(unavailable(e.to_string())))
     }
+}
+
+/// `request` checked here exactly as game-room checks it (one type, one
+/// rule: a request game-room would refuse is the caller's to fix), with
+/// its id chosen, so that a retry makes the same game.
+fn checked(request: &CreateGame) -> Result<CreateGame, ApiError> {
+    let mut request: CreateGame = request
+        .clone()
+        .validate()
+        .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?
+        .into();
+    request.id.get_or_insert_with(uuid::Uuid::now_v7);
+    Ok(request)
 }
 
 /// How one try to create a game ended, when it did not.

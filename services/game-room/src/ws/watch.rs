@@ -130,6 +130,8 @@ pub(crate) async fn run(
         }
     };
     deps.hub.watcher_changed(game, 1);
+    let mut gaps = deps.hub.gaps();
+    gaps.mark_unchanged();
     let mut tick = tokio::time::interval(deps.settings.tick);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -218,6 +220,22 @@ pub(crate) async fn run(
                             break;
                         }
                     }
+                }
+            }
+            // Redis may have lost this game's events (its shard failed
+            // over): catch up from Postgres, since a game that went quiet
+            // (or ended) meanwhile sends nothing that would show the gap.
+            Ok(()) = gaps.changed() => {
+                match snapshot(&deps, &snapshots, game, version + 1).await {
+                    Ok(Some((now, state))) if now > version => {
+                        version = now;
+                        if !socket.send(state).await {
+                            break;
+                        }
+                    }
+                    // Up to date, or Postgres away too: the next nudge or
+                    // event tells.
+                    _ => {}
                 }
             }
             _ = tick.tick() => {

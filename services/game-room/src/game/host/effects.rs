@@ -262,10 +262,16 @@ impl Host {
         } else if self.listed {
             pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
         }
-        let marked: Result<(), _> = pipe.query_async(&mut redis.connection()).await;
+        let mut connection = redis.connection();
+        let marked = tokio::time::timeout(
+            crate::lease::HOST_WAITS_FOR_REDIS,
+            pipe.query_async::<()>(&mut connection),
+        )
+        .await;
         match marked {
-            Ok(()) => self.listed = marks.occupied,
-            Err(error) => tracing::warn!(%error, "counting players online"),
+            Ok(Ok(())) => self.listed = marks.occupied,
+            Ok(Err(error)) => tracing::warn!(%error, "counting players online"),
+            Err(_) => tracing::warn!("counting players online: Redis did not answer in time"),
         }
     }
 }
