@@ -576,3 +576,61 @@ async fn a_primary_cut_off_acknowledges_nothing_after_it_was_replaced() {
         report.line
     );
 }
+
+/// The replica the reads go to dies (its PostgreSQL killed; the proxy's
+/// read port has two): the reads that were on it fail with `unavailable`
+/// (retryable), and within seconds every read answers again from the
+/// other replica; no write is touched.
+#[actix_rt::test]
+#[ignore = "needs deploy/ha/ha.sh up: run by deploy/test.sh --ha"]
+async fn a_read_replica_that_goes_away_fails_only_the_reads_on_it() {
+    let ha = Ha::from_env();
+    ha.heal();
+    let deployment = deploy(&ha).await;
+    let room = &deployment.rooms[0].base;
+    let accounts = &deployment.matchmaking.base;
+    let games = new_games(accounts, room, &deployment.token, 4).await;
+    let record = |id: String| {
+        let url = format!("{room}/v1/games/{id}");
+        async move { mancala_tests::harness::call("GET", url, None, None).await.0 }
+    };
+    // Both replicas have the games before anything is struck.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for game in &games {
+        while record(game.id.clone()).await != 200 {
+            assert!(Instant::now() < deadline, "a replica never had {}", game.id);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    let replicas = nodes_that_are("async").await;
+    assert_eq!(replicas.len(), 1, "one asynchronous standby: {replicas:?}");
+    kill_postgres(&ha, replicas[0]);
+    let struck = Instant::now();
+    let (mut failed, mut answered_since) = (0, None::<Instant>);
+    // Reads go on; once they answer for 3 s straight the other replica
+    // serves them all.
+    while answered_since.is_none_or(|since| since.elapsed() < Duration::from_secs(3)) {
+        assert!(
+            struck.elapsed() < Duration::from_secs(30),
+            "reads never came back"
+        );
+        for game in &games {
+            match record(game.id.clone()).await {
+                200 => {
+                    answered_since.get_or_insert_with(Instant::now);
+                }
+                status => {
+                    assert_eq!(status, 503, "a failed read is `unavailable`");
+                    failed += 1;
+                    answered_since = None;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let back = answered_since.map(|since| since.duration_since(struck));
+    println!(
+        "a read replica killed: {failed} reads failed, every read answered again {back:?} after"
+    );
+    assert!(back.is_some_and(|back| back < Duration::from_secs(10)));
+}
