@@ -367,7 +367,7 @@ where
     for outcome in &outcomes {
         let stored: Vec<(i64, i64, i64)> = sqlx::query_as(
             "SELECT ply::int8, seat::int8, pit::int8 FROM game_moves
-             WHERE game_id = $1::uuid ORDER BY ply",
+             WHERE game_id = $1::uuid AND pit > 0 ORDER BY ply",
         )
         .bind(&outcome.id)
         .fetch_all(&deployment.primary)

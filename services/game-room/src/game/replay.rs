@@ -32,7 +32,7 @@ pub(crate) async fn replay(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGam
     let Some(row) = store::game(&mut *snapshot, id).await? else {
         return Ok(None);
     };
-    let moves = store::moves(&mut *snapshot, id).await?;
+    let (moves, moved_version) = store::moves_and_version(&mut *snapshot, id).await?;
     snapshot.commit().await?;
     let corrupt = |error: &dyn std::fmt::Display| ReplayError::Corrupt(error.to_string());
     let variant = Variant::try_from(row.variant()).map_err(|e| corrupt(&e))?;
@@ -57,7 +57,9 @@ pub(crate) async fn replay(postgres: &PgPool, id: Uuid) -> Result<Option<LiveGam
     };
     let stored = StoredEnd {
         ending,
-        version: row.version.max(0) as u64,
+        // The row's version moves with the changes it holds (an undo, a
+        // takeover, the end); the log's, with each move.
+        version: (row.version.max(0) as u64).max(moved_version),
         rematch: row.rematch_id,
         moved: row.moved(),
         turn_started: row.turn_started_at.map(millis_of),

@@ -21,7 +21,10 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoredMove;
-use super::{EndRow, MoveRow, OffenceRow, append_moves, berserk, finish_games, take_over, undo};
+use super::{
+    EndRow, MoveRow, OffenceRow, append_moves, berserk, finish_games, lock_held_games, take_over,
+    undo,
+};
 
 /// A change to a hosted game.
 #[derive(Clone, Debug)]
@@ -35,6 +38,8 @@ pub(crate) enum Change {
         /// decided it (`mancala_proto::game::rates_its_players`): the
         /// rating outbox row is written only then.
         rates: bool,
+        /// Which seats had moved before it.
+        moved_before: [bool; 2],
     },
     /// The end from outside the moves (a resignation, a flag, a claim...)
     /// at `at_ms`, with the offence of the player who caused it, if any.
@@ -44,6 +49,9 @@ pub(crate) enum Change {
         offence: Option<OffenceRow>,
         /// As for a move that ends the game.
         rates: bool,
+        /// The moves played, and which seats ever moved.
+        plies: u32,
+        moved: [bool; 2],
     },
     /// Moves taken back to `ply`, the side to move starting at `at_ms`.
     Undo { ply: u32, version: u64, at_ms: u64 },
@@ -107,12 +115,16 @@ impl Pending {
     fn move_row(&self) -> Option<MoveRow> {
         match &self.change {
             Change::Move {
-                stored, version, ..
+                stored,
+                version,
+                moved_before,
+                ..
             } => Some(MoveRow {
                 game: self.game,
                 epoch: self.epoch,
                 stored: *stored,
                 version: *version,
+                moved_before: *moved_before,
             }),
             _ => None,
         }
@@ -349,8 +361,14 @@ async fn write_others(
     let mut held = vec![true; other.len()];
     let ending: Vec<MoveRow> = other.iter().filter_map(Pending::move_row).collect();
     if !ending.is_empty() {
-        // The moves' UPDATE holds their games' rows until the commit: once
-        // a move is written, nothing can fence the end beside it.
+        // Their games' rows first, locked under the hosts' epochs: once a
+        // move is written, nothing can fence the end beside it.
+        let games: Vec<(Uuid, i64)> = ending.iter().map(|row| (row.game, row.epoch)).collect();
+        let locked = lock_held_games(&mut tx, &games).await?;
+        let ending: Vec<MoveRow> = ending
+            .into_iter()
+            .filter(|row| locked.contains(&row.game))
+            .collect();
         let written = append_moves(&mut *tx, &ending).await?;
         for (pending, held) in other.iter().zip(held.iter_mut()) {
             if matches!(pending.change, Change::Move { .. }) {
@@ -363,19 +381,26 @@ async fn write_others(
         .zip(&held)
         .filter(|(_, held)| **held)
         .filter_map(|(p, _)| {
-            let (over, at_ms, offence, rates) = match &p.change {
+            let (over, at_ms, offence, rates, plies, moved) = match &p.change {
                 Change::Move {
                     stored,
                     ends: Some(over),
                     rates,
+                    moved_before,
                     ..
-                } => (over, stored.at_ms, None, *rates),
+                } => {
+                    let mut moved = *moved_before;
+                    moved[stored.played.seat.index()] = true;
+                    (over, stored.at_ms, None, *rates, stored.played.ply, moved)
+                }
                 Change::End {
                     over,
                     at_ms,
                     offence,
                     rates,
-                } => (over, *at_ms, *offence, *rates),
+                    plies,
+                    moved,
+                } => (over, *at_ms, *offence, *rates, *plies, *moved),
                 _ => return None,
             };
             Some(EndRow {
@@ -385,6 +410,8 @@ async fn write_others(
                 at: timestamp(at_ms),
                 offence,
                 rates,
+                plies,
+                moved,
             })
         })
         .collect();
@@ -479,6 +506,7 @@ mod tests {
             version: 1,
             ends: None,
             rates: false,
+            moved_before: [false, false],
         }
     }
 
@@ -501,18 +529,137 @@ mod tests {
             "{written:?}"
         );
         for (index, (game, _)) in games.iter().enumerate() {
-            let stored: i64 =
-                sqlx::query_scalar("SELECT count(*) FROM game_moves WHERE game_id = $1")
-                    .bind(game)
-                    .fetch_one(&pool)
-                    .await
-                    .unwrap();
+            let stored: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM game_moves WHERE game_id = $1 AND pit > 0",
+            )
+            .bind(game)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
             assert_eq!(stored, i64::from(index != 1), "game {index}");
         }
         // The same ply again (a retry after a lost answer) is not a second
         // move: the ply count fences it.
         let again = writer.write(games[0].0, games[0].1, first_move()).await;
         assert!(matches!(again, Err(CommitError::Fenced)), "{again:?}");
+        drop(writer);
+        stores.cleanup().await.unwrap();
+    }
+
+    /// Move `ply` of a game whose two seats have both moved (a move that
+    /// only inserts into the log).
+    fn later_move(ply: u32) -> Change {
+        Change::Move {
+            stored: StoredMove {
+                played: PlayedMove {
+                    ply,
+                    seat: if ply % 2 == 1 {
+                        Side::South
+                    } else {
+                        Side::North
+                    },
+                    pit: 1,
+                },
+                clock_ms: None,
+                at_ms: 2_000 + u64::from(ply),
+            },
+            version: u64::from(ply),
+            ends: None,
+            rates: false,
+            moved_before: [true, true],
+        }
+    }
+
+    /// The log of `game`: (ply, pit, epoch).
+    async fn log(pool: &PgPool, game: Uuid) -> Vec<(i32, i16, i32)> {
+        sqlx::query_as("SELECT ply, pit, epoch FROM game_moves WHERE game_id = $1 ORDER BY ply")
+            .bind(game)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_stale_host_meets_the_key_whatever_ply_it_writes_even_after_an_undo() {
+        let stores = TestStores::new().await.unwrap();
+        let pool = stores.postgres.clone();
+        let (writer, [(game, first), ..]) = writer_and_games(&pool).await;
+        for ply in 1..=4 {
+            writer.write(game, first, later_move(ply)).await.unwrap();
+        }
+        // A second host takes the game: ply 5 is held for it.
+        let second = claim_epoch(&pool, game).await.unwrap().unwrap();
+        assert_eq!(log(&pool, game).await[4], (5, 0, second as i32));
+        let stale = writer.write(game, first, later_move(5)).await;
+        assert!(matches!(stale, Err(CommitError::Fenced)), "{stale:?}");
+        // It takes three moves back: plies 2 to 5 are its placeholders now,
+        // and the first host can write none of them. (A host writes its
+        // plies in order, one at a time, and a row is never deleted: its
+        // next ply is never past the log's last row plus one, which the
+        // claim held.)
+        let undo = Change::Undo {
+            ply: 1,
+            version: 5,
+            at_ms: 3_000,
+        };
+        writer.write(game, second, undo).await.unwrap();
+        for ply in [2, 5] {
+            let stale = writer.write(game, first, later_move(ply)).await;
+            assert!(
+                matches!(stale, Err(CommitError::Fenced)),
+                "ply {ply}: {stale:?}"
+            );
+        }
+        writer.write(game, second, later_move(2)).await.unwrap();
+        // A third host: the second one's placeholders become its own.
+        let third = claim_epoch(&pool, game).await.unwrap().unwrap();
+        let stale = writer.write(game, second, later_move(3)).await;
+        assert!(matches!(stale, Err(CommitError::Fenced)), "{stale:?}");
+        writer.write(game, third, later_move(3)).await.unwrap();
+        let log = log(&pool, game).await;
+        assert_eq!(
+            log,
+            [
+                (1, 1, first as i32),
+                (2, 1, second as i32),
+                (3, 1, third as i32),
+                (4, 0, third as i32),
+                (5, 0, third as i32),
+            ]
+        );
+        // What a new host replays: the moves, not the placeholders, and the
+        // version of the last move.
+        let (moves, version) = crate::store::moves_and_version(&pool, game).await.unwrap();
+        assert_eq!((moves.len(), version), (3, 3));
+        drop(writer);
+        stores.cleanup().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_opening_move_keeps_the_row_and_a_later_one_leaves_it() {
+        let stores = TestStores::new().await.unwrap();
+        let pool = stores.postgres.clone();
+        let (writer, [(game, epoch), ..]) = writer_and_games(&pool).await;
+        writer.write(game, epoch, first_move()).await.unwrap();
+        let mut second = later_move(2);
+        if let Change::Move { moved_before, .. } = &mut second {
+            *moved_before = [true, false];
+        }
+        writer.write(game, epoch, second).await.unwrap();
+        writer.write(game, epoch, later_move(3)).await.unwrap();
+        let row: (i32, i16, i64) =
+            sqlx::query_as("SELECT plies, moved, version FROM games WHERE id = $1")
+                .bind(game)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        assert_eq!(
+            row,
+            (2, 3, 2),
+            "the row stops at the move that made both seats move"
+        );
+        let listed = crate::store::game(&pool, game).await.unwrap().unwrap();
+        assert_eq!(listed.plies, 3, "a live game's count comes from its log");
         drop(writer);
         stores.cleanup().await.unwrap();
     }
@@ -538,18 +685,23 @@ mod tests {
                 version: 1,
                 ends: Some(over(GameResult::P0, EndReason::SideEmpty)),
                 rates: false,
+                moved_before: [false, false],
             },
             Change::End {
                 over: over(GameResult::Aborted, EndReason::NoStart),
                 at_ms: 3_000,
                 offence: None,
                 rates: false,
+                plies: 0,
+                moved: [false, false],
             },
             Change::End {
                 over: over(GameResult::P1, EndReason::Resign),
                 at_ms: 3_000,
                 offence: None,
                 rates: false,
+                plies: 0,
+                moved: [false, false],
             },
         ];
         let written = futures_util::future::join_all(

@@ -176,14 +176,25 @@ pub(crate) async fn moves<'e>(
     executor: impl sqlx::PgExecutor<'e>,
     id: Uuid,
 ) -> Result<Vec<StoredMove>, sqlx::Error> {
+    Ok(moves_and_version(executor, id).await?.0)
+}
+
+/// A game's moves in order, and the game's version after its last move
+/// (0 without moves). The log's placeholders (pit 0, see
+/// `writes::append_moves`) are not moves and are skipped.
+pub(crate) async fn moves_and_version<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    id: Uuid,
+) -> Result<(Vec<StoredMove>, u64), sqlx::Error> {
     let rows = sqlx::query!(
-        r#"SELECT ply, seat, pit, clock_ms, played_at
-           FROM game_moves WHERE game_id = $1 ORDER BY ply"#,
+        r#"SELECT ply, seat, pit, clock_ms, played_at, version
+           FROM game_moves WHERE game_id = $1 AND pit > 0 ORDER BY ply"#,
         id,
     )
     .fetch_all(executor)
     .await?;
-    Ok(rows
+    let version = rows.last().map_or(0, |row| row.version.max(0) as u64);
+    let moves = rows
         .into_iter()
         .map(|row| StoredMove {
             played: PlayedMove {
@@ -199,7 +210,8 @@ pub(crate) async fn moves<'e>(
             clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),
             at_ms: millis_of(row.played_at),
         })
-        .collect())
+        .collect();
+    Ok((moves, version))
 }
 
 /// What a rated game did to each seat's rating, once the rating service

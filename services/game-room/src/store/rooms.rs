@@ -49,12 +49,20 @@ pub(crate) async fn close_expired_rooms(
                UPDATE rooms SET closed_at = $1
                WHERE closed_at IS NULL AND (expires_at <= $1 OR idle_since <= $2)
                RETURNING id
+           ),
+           -- Ended from outside: the epoch raised and the log fenced, as
+           -- a new host would (`writes::append_moves`).
+           ended AS (
+               UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'room_closed',
+                                  ended_at = $1, version = version + 1, epoch = g.epoch + 1,
+                                  plies = COALESCE((SELECT m.ply FROM game_moves m
+                                                WHERE m.game_id = g.id AND m.pit > 0
+                                                ORDER BY m.ply DESC LIMIT 1), 0)
+               FROM closing c
+               WHERE g.room_id = c.id AND g.status = 'live'
+               RETURNING g.id, g.epoch
            )
-           UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'room_closed',
-                              ended_at = $1, version = version + 1
-           FROM closing c
-           WHERE g.room_id = c.id AND g.status = 'live'
-           RETURNING g.id"#,
+           SELECT id AS "id!" FROM ended WHERE fence_moves(id, epoch::int) > 0"#,
         now,
         idle_before,
     )
@@ -78,11 +86,11 @@ pub(crate) async fn abort_unstarted(
     sqlx::query_scalar!(
         r#"WITH aborted AS (
                UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'no_start',
-                                  ended_at = $1, version = version + 1
+                                  ended_at = $1, version = version + 1, epoch = g.epoch + 1
                WHERE g.status = 'live' AND g.moved <> 3
                  AND (g.rated OR g.casual_reason IS NOT NULL OR g.clock_initial_ms IS NOT NULL)
                  AND COALESCE(g.turn_started_at, g.created_at) <= $2
-               RETURNING g.id, g.moved, g.seat0_player, g.seat1_player, g.rated, g.casual_reason,
+               RETURNING g.id, g.epoch, g.moved, g.seat0_player, g.seat1_player, g.rated, g.casual_reason,
                          g.seat0_takeover, g.seat1_takeover
            ),
            charged AS (
@@ -97,7 +105,8 @@ pub(crate) async fn abort_unstarted(
                  AND (a.rated OR a.casual_reason IS NOT NULL)
                ON CONFLICT DO NOTHING
            )
-           SELECT id AS "id!" FROM aborted"#,
+           -- The log fenced, as for a new host (`writes::append_moves`).
+           SELECT id AS "id!" FROM aborted WHERE fence_moves(id, epoch::int) > 0"#,
         now,
         turn_before,
     )
@@ -132,17 +141,26 @@ pub(crate) async fn abandon(
     epoch: i64,
     now: OffsetDateTime,
 ) -> Result<bool, sqlx::Error> {
-    let ended = sqlx::query!(
-        "UPDATE games SET status = 'aborted', result = 'aborted', reason = 'abandoned',
-                          ended_at = $3, version = version + 1
-         WHERE id = $1 AND epoch = $2 AND status = 'live'",
+    // Ended from outside: the epoch raised and the log fenced, as a new
+    // host would (`writes::append_moves`).
+    let ended = sqlx::query_scalar!(
+        r#"WITH ended AS (
+               UPDATE games g SET status = 'aborted', result = 'aborted', reason = 'abandoned',
+                                  ended_at = $3, version = version + 1, epoch = g.epoch + 1,
+                                  plies = COALESCE((SELECT m.ply FROM game_moves m
+                                          WHERE m.game_id = g.id AND m.pit > 0
+                                          ORDER BY m.ply DESC LIMIT 1), 0)
+               WHERE g.id = $1 AND g.epoch = $2 AND g.status = 'live'
+               RETURNING g.id, g.epoch
+           )
+           SELECT fence_moves(id, epoch::int) FROM ended"#,
         game,
         epoch,
         now,
     )
-    .execute(pool)
+    .fetch_optional(pool)
     .await?;
-    Ok(ended.rows_affected() == 1)
+    Ok(ended.is_some())
 }
 
 /// A player leaves a friend room for good: it closes, and remembers who

@@ -160,15 +160,39 @@ fn casual_reason_text(reason: CasualReason) -> &'static str {
     }
 }
 
-/// Takes a game over as its new host: raises its epoch and returns it.
-/// Every later write names this epoch, so the previous host's fail.
+/// Takes a game over as its new host: raises its epoch and, while the
+/// game is live, holds its log's next ply for it (`fence_moves`, see
+/// `append_moves`), then returns it. Every later write names this epoch,
+/// so the previous host's fail.
 pub(crate) async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
-    sqlx::query_scalar!(
-        "UPDATE games SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch",
+    let mut tx = pool.begin().await?;
+    let Some(claimed) = sqlx::query!(
+        "UPDATE games SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch, status",
         id,
     )
-    .fetch_optional(pool)
-    .await
+    .fetch_optional(&mut *tx)
+    .await?
+    else {
+        return Ok(None);
+    };
+    if claimed.status == "live" {
+        fence_moves(&mut tx, id, claimed.epoch).await?;
+    }
+    tx.commit().await?;
+    Ok(Some(claimed.epoch))
+}
+
+/// Holds the next ply of `game`'s log for `epoch`: no host of an earlier
+/// epoch can store a move after this commits.
+pub(crate) async fn fence_moves(
+    connection: &mut PgConnection,
+    game: Uuid,
+    epoch: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query_scalar!("SELECT fence_moves($1, $2::bigint::int)", game, epoch,)
+        .fetch_one(connection)
+        .await?;
+    Ok(())
 }
 
 /// A move to store: the next ply of `game`, held under `epoch`.
@@ -178,14 +202,32 @@ pub(crate) struct MoveRow {
     pub(crate) epoch: i64,
     pub(crate) stored: StoredMove,
     pub(crate) version: u64,
+    /// Which seats had moved before this move.
+    pub(crate) moved_before: [bool; 2],
 }
 
-/// Stores moves, each only if it is the next ply of a live game held
-/// under its epoch: a second writer for the same ply, or a host that lost
-/// the game, fails (on the count or the epoch, or on the key) for that
-/// game alone. Returns the games whose move was stored. One statement, so
-/// outside a transaction it commits (durably) by itself: one round trip
-/// for the whole batch.
+impl MoveRow {
+    /// Made while a seat had not moved yet: the games row keeps count
+    /// until both have (see the migration `insert_only_moves`).
+    fn opening(&self) -> bool {
+        self.moved_before != [true, true]
+    }
+}
+
+/// Stores moves, each only if it is the next ply of a game held under its
+/// epoch, and returns the games whose move was stored; the rest fail for
+/// their game alone. One statement, so outside a transaction it commits
+/// (durably) by itself: one round trip for the whole batch.
+///
+/// A move is one INSERT into the log. The fence is the log's key: a host
+/// that took the game over (or an end from outside) holds the next ply
+/// with a placeholder row of its epoch (pit 0, `fence_moves`), and a move
+/// may be written over a placeholder only by a host of the same epoch. So
+/// a stale host's next move meets a row it may not replace, and a second
+/// copy of a stored ply meets that ply's move. Only an opening move (a
+/// seat had not moved yet) also updates the games row, fenced there on
+/// its epoch and on the game being live: the sweeper of unstarted games
+/// reads that row.
 pub(crate) async fn append_moves<'e>(
     executor: impl sqlx::PgExecutor<'e>,
     rows: &[MoveRow],
@@ -204,34 +246,41 @@ pub(crate) async fn append_moves<'e>(
             .map_or(-1, |ms| ms.min(i32::MAX as u64) as i64)
     });
     let times: Vec<OffsetDateTime> = rows.iter().map(|row| timestamp(row.stored.at_ms)).collect();
-    // Each row finds its game by primary key (the writer's connections
-    // rule out sequential scans: see `group_commit`). "Live" is spelled as
-    // the table's check constraint defines it (no result, no reason, no
-    // end) rather than `status = 'live'`, which matches the partial index
-    // of live games: with it the planner scanned every live game
-    // (thousands on a busy instance) to find the batch's few, and with
-    // `g.id = ANY($1)` beside the join it compared every row of the batch
-    // with every other.
+    let opening: Vec<bool> = rows.iter().map(MoveRow::opening).collect();
+    // An opening row finds its game by primary key (the writer's
+    // connections rule out sequential scans: see `group_commit`). "Live"
+    // is spelled as the table's check constraint defines it (no result, no
+    // reason, no end) rather than `status = 'live'`, which matches the
+    // partial index of live games: with it the planner scanned every live
+    // game to find the batch's few.
     let written = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[],
-                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[])
-                   AS i(game_id, epoch, ply, version, seat, pit, clock_ms, played_at)
+                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[],
+                                    $9::bool[])
+                   AS i(game_id, epoch, ply, version, seat, pit, clock_ms, played_at, opening)
            ),
-           advanced AS (
+           opened AS (
                UPDATE games g SET plies = i.ply, version = i.version,
                                   moved = g.moved | (1 << i.seat::int)::smallint,
                                   turn_started_at = i.played_at
                FROM input i
-               WHERE g.id = i.game_id AND g.epoch = i.epoch
+               WHERE i.opening AND g.id = i.game_id AND g.epoch = i.epoch
                  AND g.result IS NULL AND g.reason IS NULL AND g.ended_at IS NULL
                  AND g.plies = i.ply - 1
                RETURNING g.id
            )
-           INSERT INTO game_moves (game_id, ply, seat, pit, clock_ms, played_at)
-           SELECT i.game_id, i.ply, i.seat, i.pit, NULLIF(i.clock_ms, -1), i.played_at
-           FROM input i JOIN advanced a ON a.id = i.game_id
-           RETURNING game_id"#,
+           INSERT INTO game_moves AS m (game_id, ply, seat, pit, clock_ms, played_at, epoch,
+                                        version)
+           SELECT i.game_id, i.ply, i.seat, i.pit, NULLIF(i.clock_ms, -1), i.played_at, i.epoch,
+                  i.version
+           FROM input i
+           WHERE NOT i.opening OR i.game_id IN (SELECT id FROM opened)
+           ON CONFLICT (game_id, ply) DO UPDATE
+               SET seat = EXCLUDED.seat, pit = EXCLUDED.pit, clock_ms = EXCLUDED.clock_ms,
+                   played_at = EXCLUDED.played_at, version = EXCLUDED.version
+               WHERE m.pit = 0 AND m.epoch = EXCLUDED.epoch
+           RETURNING m.game_id"#,
         &games,
         &epochs,
         &plies,
@@ -240,10 +289,35 @@ pub(crate) async fn append_moves<'e>(
         &pits,
         &clocks,
         &times,
+        &opening,
     )
     .fetch_all(executor)
     .await?;
     Ok(written.into_iter().collect())
+}
+
+/// Of these games, those live and held under the given epochs, their rows
+/// locked until the caller's transaction ends: a move written beside its
+/// game's end can then no longer be fenced between the two.
+pub(crate) async fn lock_held_games(
+    connection: &mut PgConnection,
+    held: &[(Uuid, i64)],
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    let games: Vec<Uuid> = held.iter().map(|(game, _)| *game).collect();
+    let epochs: Vec<i64> = held.iter().map(|(_, epoch)| *epoch).collect();
+    let locked = sqlx::query_scalar!(
+        r#"SELECT g.id FROM games g
+           JOIN UNNEST($1::uuid[], $2::bigint[]) AS i(game_id, epoch)
+             ON g.id = i.game_id AND g.epoch = i.epoch
+           WHERE g.result IS NULL AND g.reason IS NULL AND g.ended_at IS NULL
+           ORDER BY g.id
+           FOR UPDATE OF g"#,
+        &games,
+        &epochs,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(locked.into_iter().collect())
 }
 
 /// A game's end to store: `game`, held under `epoch`, ended at `at`,
@@ -258,6 +332,15 @@ pub(crate) struct EndRow<'a> {
     /// Whether the end moves the players' ratings, as the host decided it
     /// (`mancala_proto::game::rates_its_players`).
     pub(crate) rates: bool,
+    /// The moves played, and which seats ever moved: the row's final
+    /// count (the log's placeholders are not moves).
+    pub(crate) plies: u32,
+    pub(crate) moved: [bool; 2],
+}
+
+/// The `games.moved` bits.
+fn moved_bits(moved: [bool; 2]) -> i16 {
+    i16::from(moved[0]) | (i16::from(moved[1]) << 1)
 }
 
 /// What a player did to a game by not playing it (see `game::fair_play`),
@@ -315,18 +398,22 @@ pub(crate) async fn finish_games(
         .map(|end| end.offence.map(|o| o.kind.as_str().to_owned()))
         .collect();
     let rates: Vec<bool> = ends.iter().map(|end| end.rates).collect();
+    let plies: Vec<i32> = ends.iter().map(|end| end.plies as i32).collect();
+    let moved: Vec<i16> = ends.iter().map(|end| moved_bits(end.moved)).collect();
     let ended = sqlx::query_scalar!(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[],
                                     $6::smallint[], $7::smallint[], $8::timestamptz[], $9::bigint[],
-                                    $10::uuid[], $11::text[], $12::bool[])
+                                    $10::uuid[], $11::text[], $12::bool[], $13::int4[],
+                                    $14::int2[])
                    AS i(game_id, epoch, status, result, reason, score0, score1, ended_at, version,
-                        offender, offence, rates)
+                        offender, offence, rates, plies, moved)
            ),
            ended AS (
                UPDATE games g SET status = i.status, result = i.result, reason = i.reason,
                                   score0 = i.score0, score1 = i.score1,
-                                  ended_at = i.ended_at, version = i.version
+                                  ended_at = i.ended_at, version = i.version,
+                                  plies = i.plies, moved = g.moved | i.moved
                FROM input i
                WHERE g.id = i.game_id AND g.epoch = i.epoch
                  -- Live, in the words that keep the planner on the primary
@@ -359,6 +446,8 @@ pub(crate) async fn finish_games(
         &offenders as &[Option<Uuid>],
         &offences as &[Option<String>],
         &rates,
+        &plies,
+        &moved,
     )
     .fetch_all(connection)
     .await?;
@@ -389,10 +478,15 @@ pub(crate) async fn undo(
     if held.rows_affected() != 1 {
         return Ok(false);
     }
+    // The taken-back plies stay in the log as this host's placeholders:
+    // a row is never deleted, so the ply a stale host would write next is
+    // always held (see `append_moves`).
     sqlx::query!(
-        "DELETE FROM game_moves WHERE game_id = $1 AND ply > $2",
+        "UPDATE game_moves SET pit = 0, clock_ms = NULL, epoch = $3::bigint::int
+         WHERE game_id = $1 AND ply > $2",
         game,
         ply as i32,
+        epoch,
     )
     .execute(connection)
     .await?;

@@ -100,12 +100,22 @@ async fn a_host_that_lost_the_game_cannot_write() {
     a.play_move(state.legal[0], 4).await;
     let (close, _) = a.closed().await;
     assert_eq!(close, Some(CLOSE_ELSEWHERE));
-    let plies: i32 = sqlx::query_scalar("SELECT plies FROM games WHERE id = $1")
+    // The log holds the three moves, then the new host's placeholder:
+    // the stale host's fourth met it.
+    let log: Vec<(i32, i16, i32)> =
+        sqlx::query_as("SELECT ply, pit, epoch FROM game_moves WHERE game_id = $1 ORDER BY ply")
+            .bind(game.id)
+            .fetch_all(&world.stores.postgres)
+            .await
+            .unwrap();
+    let epoch: i64 = sqlx::query_scalar("SELECT epoch FROM games WHERE id = $1")
         .bind(game.id)
         .fetch_one(&world.stores.postgres)
         .await
         .unwrap();
-    assert_eq!(plies, 3);
+    assert_eq!(log.len(), 4, "{log:?}");
+    assert!(log[..3].iter().all(|(_, pit, _)| *pit > 0), "{log:?}");
+    assert_eq!(log[3], (4, 0, epoch as i32), "{log:?}");
     world.cleanup().await;
 }
 

@@ -213,7 +213,8 @@ pub(crate) async fn games(
     let rows = sqlx::query!(
         r#"SELECT g.id, g.variant->>'variant' AS "variant!", g.seat0_player, g.seat1_player,
                   g.seat0_ai, g.seat1_ai, a.display_name AS "a_name?", b.display_name AS "b_name?",
-                  g.rated, g.status, g.result, g.reason, g.plies, rfc3339(g.created_at) AS "at!",
+                  g.rated, g.status, g.result, g.reason,
+                  game_plies(g.id, g.status, g.plies) AS "plies!", rfc3339(g.created_at) AS "at!",
                   EXISTS (SELECT 1 FROM game_analyses x WHERE x.game_id = g.id) AS "analysed!"
            FROM games g
            LEFT JOIN players a ON a.id = g.seat0_player
@@ -268,7 +269,7 @@ pub(crate) async fn all_games(pool: &PgPool, player: Uuid) -> Result<Vec<DataGam
     games.reverse();
     let ids: Vec<Uuid> = games.iter().map(|game| game.id).collect();
     let moves = sqlx::query!(
-        "SELECT game_id, pit FROM game_moves WHERE game_id = ANY($1) ORDER BY game_id, ply",
+        "SELECT game_id, pit FROM game_moves WHERE game_id = ANY($1) AND pit > 0 ORDER BY game_id, ply",
         &ids,
     )
     .fetch_all(pool)

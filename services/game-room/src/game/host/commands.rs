@@ -77,6 +77,7 @@ impl HostState {
             version: planned.version,
             ends: planned.ends,
             rates: planned.ends.is_some_and(|over| self.live.would_rate(&over)),
+            moved_before: self.live.moved(),
         };
         self.commit(change, Then::Move(planned))
     }
@@ -94,6 +95,8 @@ impl HostState {
             at_ms,
             offence,
             rates: self.live.would_rate(&over),
+            plies: self.live.ply(),
+            moved: self.live.moved(),
         };
         self.commit(change, Then::End { over, answer })
     }

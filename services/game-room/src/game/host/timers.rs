@@ -143,6 +143,8 @@ impl HostState {
             at_ms: self.now,
             offence: None,
             rates: self.live.would_rate(&over),
+            plies: self.live.ply(),
+            moved: self.live.moved(),
         };
         self.commit(change, Then::CloseRoom { over });
     }
