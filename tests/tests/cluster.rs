@@ -123,12 +123,15 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
             false
         }
         Some("state") => {
-            // A snapshot stands for every ply up to it.
+            // A snapshot stands for every ply up to it, and for the end
+            // when the game is over: a watcher that catches up after the
+            // end (its instance's subscriptions moved shards meanwhile)
+            // reads it there rather than as an event.
             let ply = message["d"]["ply"].as_u64().unwrap();
             let last = watched.last().copied().unwrap_or(0);
             assert!(ply >= last, "a snapshot went back");
             watched.extend(last + 1..=ply);
-            false
+            message["d"]["status"] != "live"
         }
         Some("over") => true,
         _ => false,

@@ -6,6 +6,8 @@
 //! with the public key as secret, ...) is refused. Expiry is checked against
 //! a time the caller passes in, so tests control the clock.
 
+use std::sync::Arc;
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::SigningKey;
@@ -155,7 +157,18 @@ pub struct TokenVerifier {
     key: DecodingKey,
     validation: Validation,
     leeway_seconds: u64,
+    /// Tokens whose signature checked out, with their claims: a player's
+    /// token is shown on each socket they open (lobby, then each game)
+    /// and each request, and checking an Ed25519 signature costs tens of
+    /// microseconds where a lookup costs well under one. Only what the
+    /// signature proves is kept: expiry is checked on every use against
+    /// the caller's clock, and revocation is the caller's, on every use.
+    verified: Arc<quick_cache::sync::Cache<String, Claims>>,
 }
+
+/// Verified tokens kept (a few hundred bytes each): the players of a busy
+/// instance, several times over.
+const VERIFIED_TOKENS: usize = 16_384;
 
 impl TokenVerifier {
     /// A verifier from a base64url Ed25519 public key.
@@ -177,17 +190,26 @@ impl TokenVerifier {
             key,
             validation,
             leeway_seconds,
+            verified: Arc::new(quick_cache::sync::Cache::new(VERIFIED_TOKENS)),
         })
     }
 
     /// The claims of a valid token at time `now` (Unix seconds).
     pub fn verify(&self, token: &str, now: u64) -> Result<Claims, TokenError> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
-            .map_err(|_| TokenError::Invalid)?;
-        if data.claims.exp.saturating_add(self.leeway_seconds) <= now {
+        let claims = match self.verified.get(token) {
+            Some(claims) => claims,
+            None => {
+                let claims = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
+                    .map_err(|_| TokenError::Invalid)?
+                    .claims;
+                self.verified.insert(token.to_owned(), claims.clone());
+                claims
+            }
+        };
+        if claims.exp.saturating_add(self.leeway_seconds) <= now {
             return Err(TokenError::Expired);
         }
-        Ok(data.claims)
+        Ok(claims)
     }
 }
 
@@ -226,6 +248,32 @@ mod tests {
         assert_eq!(
             verifier.verify(&token, NOW + 900 + 30),
             Err(TokenError::Expired)
+        );
+    }
+
+    #[test]
+    fn a_remembered_token_still_expires_and_proves_nothing_for_another_token() {
+        let (signer, verifier) = pair();
+        let token = signer.issue("player-1", NOW).unwrap();
+        assert!(verifier.verify(&token, NOW).is_ok());
+        assert_eq!(verifier.verified.len(), 1, "remembered once verified");
+        // The same signature under other claims, and a token of another
+        // key: each checked on its own, and refused.
+        let mut parts: Vec<&str> = token.split('.').collect();
+        let other = signer.issue("player-2", NOW).unwrap();
+        parts[1] = other.split('.').nth(1).unwrap();
+        assert_eq!(
+            verifier.verify(&parts.join("."), NOW),
+            Err(TokenError::Invalid)
+        );
+        let (stranger, _) = pair();
+        let foreign = stranger.issue("player-1", NOW).unwrap();
+        assert_eq!(verifier.verify(&foreign, NOW), Err(TokenError::Invalid));
+        assert_eq!(verifier.verified.len(), 1, "refused tokens are not kept");
+        assert_eq!(
+            verifier.verify(&token, NOW + 900 + 30),
+            Err(TokenError::Expired),
+            "a remembered token expires like any other"
         );
     }
 

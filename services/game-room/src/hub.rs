@@ -1,7 +1,19 @@
 //! Game events across instances, through Redis pub/sub: the host of a game
-//! publishes each event on the game's channel, and every instance with a
-//! watcher (or the host itself, for watcher counts) subscribes. Watchers
-//! notice a gap by the events' versions and resynchronise from Postgres.
+//! publishes each event on the game's channel while another instance has
+//! a watcher of it (and hands it to its own process's watchers without
+//! Redis otherwise), and every instance with a watcher (or the host
+//! itself, for watcher counts) subscribes. Watchers notice a gap by the
+//! events' versions and resynchronise from Postgres.
+//!
+//! How a host learns that another instance follows: each instance keeps
+//! its count of a game's watchers in the game's watcher hash, and
+//! publishes the new total on the game's channels when it changes. The
+//! host reads the hash when it starts and on each such message
+//! (`audience`). A watcher elsewhere subscribes, then reads its snapshot,
+//! then counts itself in: events the host made in between went nowhere,
+//! so the host, on learning of it, publishes its latest event again, and
+//! the watcher either has it, takes it as the next one, or sees the gap
+//! and reads a newer snapshot.
 //! Also the shared bits of a game's life that watchers elsewhere need:
 //! presence and watcher counts.
 
@@ -18,6 +30,16 @@ use uuid::Uuid;
 /// How long a Redis read or write for shared state may take before it is
 /// given up (Redis is down; the game goes on).
 const PUBLISH_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// A game's watchers, as its host needs to know them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Audience {
+    /// On every instance.
+    pub watchers: u32,
+    /// Whether another instance than this one has any: only then do the
+    /// host's events go through Redis.
+    pub elsewhere: bool,
+}
 
 /// This instance's end of the event channels; cheap to clone.
 #[derive(Clone)]
@@ -37,6 +59,8 @@ struct Inner {
 /// How long watcher joins and leaves are gathered before one count goes
 /// out: 5,000 watchers arriving must not mean 5,000 broadcasts to each.
 const WATCHER_COUNT_DELAY: Duration = Duration::from_millis(250);
+/// After a count Redis did not take, when to try again.
+const WATCHER_COUNT_RETRY: Duration = Duration::from_secs(1);
 /// Presence and watcher counts expire if no host refreshes them.
 const SHARED_STATE_TTL_SECS: i64 = 24 * 3600;
 
@@ -75,6 +99,42 @@ impl Hub {
             .pubsub
             .subscribe(&names::game_control_channel(game))
             .await
+    }
+
+    /// A host's event for its game's watchers: through Redis when
+    /// `elsewhere` (another instance follows the game), otherwise straight
+    /// to this process's watchers, and Redis never hears of it. Either
+    /// way, this process's watchers get it once.
+    pub async fn publish_event(&self, game: Uuid, route: Route, message: &str, elsewhere: bool) {
+        if elsewhere {
+            self.publish(game, route, message).await;
+        } else {
+            let text = GameBus::encode_parts(route, message);
+            for channel in route.channels(game) {
+                self.inner.pubsub.publish_here(&channel, text.clone());
+            }
+        }
+    }
+
+    /// Who watches a game: the count across every instance, and whether
+    /// any other instance than this one has a watcher. One read; when it
+    /// fails, someone may be watching elsewhere.
+    pub async fn audience(&self, game: Uuid) -> Audience {
+        let key = self.inner.redis.key(&names::watchers(game));
+        let mut connection = self.inner.redis.connection();
+        let read = connection.hgetall::<_, HashMap<String, u32>>(key);
+        match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
+            Ok(Ok(counts)) => Audience {
+                watchers: counts.values().sum(),
+                elsewhere: counts
+                    .iter()
+                    .any(|(instance, count)| *count > 0 && *instance != self.inner.instance),
+            },
+            _ => Audience {
+                watchers: 0,
+                elsewhere: true,
+            },
+        }
     }
 
     /// Publishes `message` on a game's channel, routed as `route`; watcher
@@ -196,16 +256,22 @@ impl Hub {
         pipe.hset(&key, &self.inner.instance, local)
             .ignore()
             .expire(&key, SHARED_STATE_TTL_SECS)
-            .ignore();
-        let write = pipe.query_async::<()>(&mut connection);
-        if !matches!(
-            tokio::time::timeout(PUBLISH_TIMEOUT, write).await,
-            Ok(Ok(()))
-        ) {
-            tracing::warn!(%game, "recording the watcher count failed");
+            .ignore()
+            .hvals(&key);
+        let write = pipe.query_async::<(Vec<u32>,)>(&mut connection);
+        let Ok(Ok((counts,))) = tokio::time::timeout(PUBLISH_TIMEOUT, write).await else {
+            // The game's host learns from this count whether to publish
+            // its events at all (`audience`): try again until Redis takes
+            // it (the host also reads the counts now and then).
+            tracing::warn!(%game, "recording the watcher count failed; retrying");
+            let hub = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(WATCHER_COUNT_RETRY).await;
+                hub.watcher_changed(game, 0);
+            });
             return;
-        }
-        let count = self.watchers(game).await;
+        };
+        let count = counts.iter().sum();
         let message = serde_json::to_string(&mancala_proto::ServerMessage::Watchers { count })
             .unwrap_or_default();
         self.publish(game, Route::Watchers { count }, &message)

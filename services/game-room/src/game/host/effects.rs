@@ -32,7 +32,10 @@ impl Host {
                     Some(version) => Route::Event { version },
                     None => Route::Notice,
                 };
-                self.deps.hub.publish(self.id(), route, &text).await;
+                self.deps
+                    .hub
+                    .publish_event(self.id(), route, &text, self.followed_elsewhere)
+                    .await;
             }
             Effect::Local(text) => {
                 let _ = self.events.send(Outbound::Text(text));

@@ -34,6 +34,12 @@ impl HostState {
         }
     }
 
+    /// The newest event a `sync` replays, and its version.
+    pub(crate) fn latest_event(&self) -> Option<(u64, ByteString)> {
+        let (version, _, text) = self.recent.back()?;
+        Some((*version, text.clone()))
+    }
+
     pub(super) fn state(&self, you: Option<Side>) -> ByteString {
         let state = self.live.state(
             you,

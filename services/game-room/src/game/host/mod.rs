@@ -29,6 +29,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytestring::ByteString;
+use mancala_proto::bus::{GameBus, Route};
 use mancala_proto::error::{CLOSE_ELSEWHERE, CLOSE_RESTART};
 use mancala_proto::game::ServerMessage;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -271,6 +272,9 @@ struct Host {
     thinking: Option<Cancel>,
     /// Who asked this host to drain, told once its lease is released.
     drained: Option<oneshot::Sender<()>>,
+    /// Whether another instance has a watcher of the game: only then do
+    /// its events go through Redis (`Hub::publish_event`).
+    followed_elsewhere: bool,
 }
 
 /// Where the answer to the input being carried out goes.
@@ -314,6 +318,9 @@ pub(crate) fn spawn(
         listed: false,
         thinking: None,
         drained: None,
+        // Until the first read says otherwise: nothing is lost by
+        // publishing.
+        followed_elsewhere: true,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -337,7 +344,9 @@ impl Host {
     async fn run(mut self, mut inbox: mpsc::Receiver<Command>, lease: Lease) {
         let id = self.id();
         let mut subscription = self.deps.hub.subscribe_host(id).await;
-        let watchers = self.deps.hub.watchers(id).await;
+        let audience = self.deps.hub.audience(id).await;
+        self.followed_elsewhere = audience.elsewhere;
+        let watchers = audience.watchers;
         let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut tick = tokio::time::interval(self.deps.settings.tick);
@@ -359,7 +368,12 @@ impl Host {
                 },
                 _ = renew.tick() => match self.carry(Input::Renewing, Replier::Nobody).await {
                     Some(stop) => Some(stop),
-                    None if lease.renew(self.deps.leases.redis().await).await => None,
+                    None if lease.renew(self.deps.leases.redis().await).await => {
+                        // Counts are told once, and a message can be lost:
+                        // who follows is read again now and then too.
+                        self.follow_audience().await;
+                        None
+                    }
                     None => {
                         metrics::counter!("game_leases_lost_total").increment(1);
                         tracing::warn!(game = %id, "host lease lost; unloading");
@@ -368,8 +382,19 @@ impl Host {
                 },
                 _ = tick.tick() => self.carry(Input::Tick, Replier::Nobody).await,
                 message = subscription.receiver.recv() => match message {
-                    Ok(text) => self.carry(Input::Heard(text), Replier::Nobody).await,
-                    Err(_) => None,
+                    Ok(text) => {
+                        let counted = matches!(GameBus::route(&text), Ok((Route::Watchers { .. }, _)));
+                        let stop = self.carry(Input::Heard(text), Replier::Nobody).await;
+                        if counted {
+                            self.follow_audience().await;
+                        }
+                        stop
+                    }
+                    // Lagged behind (counts lost): someone may follow now.
+                    Err(_) => {
+                        self.follow_audience().await;
+                        None
+                    }
                 },
             };
         };
@@ -381,6 +406,22 @@ impl Host {
         lease.release(&self.deps.redis).await;
         if let Some(done) = self.drained.take() {
             let _ = done.send(());
+        }
+    }
+
+    /// The game's watchers changed somewhere: whether its events must go
+    /// through Redis now. A watcher elsewhere that just arrived may have
+    /// missed what happened since its snapshot, so the latest event goes
+    /// out again at once (see `crate::hub`).
+    async fn follow_audience(&mut self) {
+        let followed = self.deps.hub.audience(self.id()).await.elsewhere;
+        let newly = followed && !self.followed_elsewhere;
+        self.followed_elsewhere = followed;
+        if newly && let Some((version, text)) = self.state.latest_event() {
+            self.deps
+                .hub
+                .publish_event(self.id(), Route::Event { version }, &text, true)
+                .await;
         }
     }
 
