@@ -4,7 +4,8 @@
     bench-costs.py snapshot DATABASE_URL REDIS_URL > before.json
     bench-costs.py timed CLIENT.json COMMAND...   (runs the load client, weighs its CPU)
     bench-costs.py report before.json after.json loadgen.json [OUT.md] [CLIENT.json]
-    bench-costs.py floor DATABASE_URL ROWS CLIENTS SECONDS
+    bench-costs.py floor DATABASE_URL ROWS CLIENTS SECONDS [OUT.json]
+    bench-costs.py parts before.json after.json RUN.json [CLIENT.json] [METRICS.txt] > parts.json
 
 A snapshot reads the counters that the run moves:
 - the CPU time of every Postgres and Redis process (/proc);
@@ -73,18 +74,37 @@ def loopback_bytes():
     return 0
 
 
-def snapshot(database_url, redis_url):
-    database = database_url.rsplit("/", 1)[1]
+def moves_stored(database_url, database):
+    """The moves `database` holds (ours: `game_moves` without its
+    placeholders; the peer's: `peer_moves`), or None where it has none."""
+    url = database_url.rsplit("/", 1)[0] + "/" + database
+    for query in (
+        "SELECT count(*) FROM game_moves WHERE pit > 0",
+        "SELECT count(*) FROM peer_moves",
+    ):
+        try:
+            return int(psql(url, query))
+        except subprocess.CalledProcessError:
+            continue
+    return None
+
+
+def snapshot(database_url, redis_url, database=None):
+    """`database`: whose commits to count (default: `database_url`'s own);
+    read through `database_url`, so it need not exist yet."""
+    database = database or database_url.rsplit("/", 1)[1]
     return {
         "postgres_cpu": cpu_seconds("postgres"),
         "redis_cpu": cpu_seconds("redis-server"),
         "commits": int(
             psql(
                 database_url,
-                f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{database}'",
+                "SELECT COALESCE((SELECT xact_commit FROM pg_stat_database "
+                f"WHERE datname = '{database}'), 0)",
             )
         ),
         "wal_lsn": psql(database_url, "SELECT pg_current_wal_lsn()"),
+        "moves_stored": moves_stored(database_url, database),
         "redis": redis_commands(redis_url),
         "loopback": loopback_bytes(),
         "database_url": database_url,
@@ -102,7 +122,7 @@ def timed(out, command):
     return code
 
 
-def floor(database_url, rows, clients, seconds):
+def floor(database_url, rows, clients, seconds, out=None):
     """What Postgres's CPU costs to commit a row durably at the least: pgbench
     inserting `rows` narrow rows (a move's columns, its primary key) a
     transaction from `clients` connections, fsync on."""
@@ -129,6 +149,17 @@ def floor(database_url, rows, clients, seconds):
         spent = cpu_seconds("postgres") - start
     psql(database_url, "DROP TABLE floor_moves")
     commits = int(re.search(r"actually processed: (\d+)", text).group(1))
+    if out:
+        with open(out, "w") as file:
+            json.dump(
+                {
+                    "rows": rows,
+                    "clients": clients,
+                    "commits": commits,
+                    "postgres_cpu_us_per_row": spent * 1e6 / (commits * rows),
+                },
+                file,
+            )
     print(
         f"Postgres floor: {commits} commits of {rows} rows from {clients} clients in "
         f"{seconds} s ({commits * rows / seconds:.0f} rows/s); Postgres CPU "
@@ -181,9 +212,71 @@ def report(before, after, run, client=None):
     return "\n".join(rows) + "\n"
 
 
+def batch_size(metrics_text):
+    """The mean moves a flush wrote (the game-room's `game_write_batch_size`
+    histogram), from a /metrics page."""
+    values = {}
+    for line in metrics_text.splitlines():
+        for name in ("game_write_batch_size_sum", "game_write_batch_size_count"):
+            if line.startswith(name + " ") or line.startswith(name + "{"):
+                values[name] = values.get(name, 0) + float(line.rsplit(" ", 1)[1])
+    count = values.get("game_write_batch_size_count", 0)
+    return values.get("game_write_batch_size_sum", 0) / count if count else None
+
+
+def parts(before, after, run, client=None, metrics=None):
+    """One run's cost per move, part by part: the server's CPU (from the
+    run's own window), Postgres's and Redis's (over the whole run), Redis's
+    commands and publishes, the load client's CPU."""
+    moves = run["moves_per_second"] * run["seconds"]
+    per = lambda value: value / moves if moves else 0
+    # Postgres and Redis are weighed between the snapshots, warm-up
+    # included: divided by the moves stored between them, where the
+    # database counts them, rather than by the window's.
+    stored = (after.get("moves_stored") or 0) - (before.get("moves_stored") or 0)
+    per_stored = (lambda value: value / stored) if stored > 0 else per
+    commands = {
+        name: calls - before["redis"].get(name, 0)
+        for name, calls in after["redis"].items()
+    }
+    publishes = sum(
+        calls for name, calls in commands.items() if name in ("publish", "spublish")
+    )
+    server = run.get("server") or {}
+    client_cpu = (
+        client["cpu_seconds"]
+        if client
+        else (run.get("client") or {}).get("cpu_cores", 0) * run["seconds"]
+    )
+    return {
+        "label": run.get("label"),
+        "moves_per_second": run["moves_per_second"],
+        "p50_ms": run["move_round_trip"]["p50_ms"],
+        "p99_ms": run["move_round_trip"]["p99_ms"],
+        "server_cpu_us": per(server.get("cpu_cores", 0) * run["seconds"]) * 1e6,
+        "moves_stored": stored,
+        "postgres_cpu_us": per_stored(after["postgres_cpu"] - before["postgres_cpu"]) * 1e6,
+        "commits": per_stored(after["commits"] - before["commits"]),
+        "redis_cpu_us": per_stored(after["redis_cpu"] - before["redis_cpu"]) * 1e6,
+        "redis_commands": per_stored(sum(commands.values())),
+        "redis_publishes": per_stored(publishes),
+        "redis_busiest": {
+            name: round(per_stored(calls), 4)
+            for calls, name in sorted(
+                ((calls, name) for name, calls in commands.items() if calls), reverse=True
+            )[:8]
+        },
+        # The client's whole run (warm-up included) over the window's moves:
+        # a little high, like Postgres's and Redis's.
+        "client_cpu_us": per(client_cpu) * 1e6,
+        "batch_size": batch_size(metrics) if metrics else None,
+    }
+
+
 def main():
     if sys.argv[1] == "snapshot":
-        json.dump(snapshot(sys.argv[2], sys.argv[3]), sys.stdout)
+        database = sys.argv[4] if len(sys.argv) > 4 else None
+        json.dump(snapshot(sys.argv[2], sys.argv[3], database), sys.stdout)
     elif sys.argv[1] == "report":
         load = lambda path: json.load(open(path))
         client = load(sys.argv[6]) if len(sys.argv) > 6 else None
@@ -194,7 +287,13 @@ def main():
     elif sys.argv[1] == "timed":
         sys.exit(timed(sys.argv[2], sys.argv[3:]))
     elif sys.argv[1] == "floor":
-        floor(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        out = sys.argv[6] if len(sys.argv) > 6 else None
+        floor(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), out)
+    elif sys.argv[1] == "parts":
+        load = lambda path: json.load(open(path))
+        client = load(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] != "-" else None
+        metrics = open(sys.argv[6]).read() if len(sys.argv) > 6 else None
+        json.dump(parts(load(sys.argv[2]), load(sys.argv[3]), load(sys.argv[4]), client, metrics), sys.stdout)
     else:
         sys.exit(__doc__)
 

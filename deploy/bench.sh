@@ -257,54 +257,49 @@ fi
 
 if [ "$1" = peers ]; then
   mkdir -p "$results/peers"
+  peers=$results/peers
+  # Postgres's and Redis's counters around each system's run: what each
+  # part spends a move (deploy/bench-costs.py parts).
+  counters() {
+    python3 deploy/bench-costs.py snapshot "$DATABASE_URL" "${REDIS_URL:-redis://127.0.0.1:6379}" "${1:-}"
+  }
   for count in ${PEER_GAMES:-100 1000}; do
     echo "== peers: $count games"
     start arena
-    "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
+    counters >"$peers/before.json"
+    python3 deploy/bench-costs.py timed "$peers/client.json" \
+      "$bin/loadgen" --base "$base" --games "$games_bases" --server-pids "$server_pids" \
       --duration-secs "$duration" --label "mancala-arena-$count" \
-      --json "$results/peers/arena-$count.json" --players $((count * 2)) --think-ms 0 \
+      --json "$peers/arena-$count.json" --players $((count * 2)) --think-ms 0 \
       --games-per-player 100000
+    counters >"$peers/after.json"
+    curl -fsS "$base/metrics" >"$peers/metrics.txt" || true
     stop
+    python3 deploy/bench-costs.py parts "$peers/before.json" "$peers/after.json" \
+      "$peers/arena-$count.json" "$peers/client.json" "$peers/metrics.txt" >"$peers/arena-$count-parts.json"
     # One load-client thread per 500 games: the Node client must not be
     # what limits the peer.
     for mode in memory durable; do
-      WORKERS=$(( (count + 499) / 500 )) tests/bench/peers/colyseus/run.sh "$mode" "$count" \
-        "$duration" "$results/peers/colyseus-$mode-$count.json" ||
+      counters mancala_peer >"$peers/before.json"
+      if WORKERS=$(( (count + 499) / 500 )) tests/bench/peers/colyseus/run.sh "$mode" "$count" \
+        "$duration" "$peers/colyseus-$mode-$count.json"; then
+        counters mancala_peer >"$peers/after.json"
+        python3 deploy/bench-costs.py parts "$peers/before.json" "$peers/after.json" \
+          "$peers/colyseus-$mode-$count.json" >"$peers/colyseus-$mode-$count-parts.json"
+      else
         echo "peers: the $mode peer at $count games failed; its row is missing" >&2
+      fi
     done
   done
-  python3 - "$results/peers" <<'EOF'
-import json, pathlib, sys
-folder = pathlib.Path(sys.argv[1])
-def load(name):
-    path = folder / name
-    return json.loads(path.read_text()) if path.exists() else None
-rows = ["| games | system | moves/s | move round trip p50 / p99 | server CPU | CPU per move | server peak RSS | errors |",
-        "|---|---|---|---|---|---|---|---|"]
-ratios = []
-counts = sorted({int(p.stem.rsplit("-", 1)[1]) for p in folder.glob("arena-*.json")})
-for count in counts:
-    runs = {"Mancala Arena (durable)": load(f"arena-{count}.json"),
-            "Colyseus, durable": load(f"colyseus-durable-{count}.json"),
-            "Colyseus, in memory": load(f"colyseus-memory-{count}.json")}
-    for name, r in runs.items():
-        if not r:
-            continue
-        server = r.get("server") or {}
-        rtt = r["move_round_trip"]
-        cores = server.get("cpu_cores", 0)
-        per_move = cores * 1e6 / r["moves_per_second"] if r["moves_per_second"] else 0
-        rows.append(f'| {count} | {name} | {r["moves_per_second"]:.0f} | {rtt["p50_ms"]:.1f} / {rtt["p99_ms"]:.1f} ms '
-                    f'| {cores:.2f} | {per_move:.0f} µs | {server.get("rss_peak_mb", 0):.0f} MB | {sum(r["errors"].values())} |')
-    ours, durable, memory = runs.values()
-    if ours and durable and memory:
-        ratios.append(f'- {count} games: moves/s {ours["moves_per_second"] / durable["moves_per_second"]:.2f}x the durable peer, '
-                      f'{ours["moves_per_second"] / memory["moves_per_second"]:.2f}x the in-memory peer; p99 '
-                      f'{ours["move_round_trip"]["p99_ms"]:.1f} ms vs {memory["move_round_trip"]["p99_ms"]:.1f} ms in memory')
-text = "\n".join(rows) + "\n\n" + "\n".join(ratios) + "\n"
-(folder / "summary.md").write_text(text)
-print(text)
-EOF
+  rm -f "$peers/before.json" "$peers/after.json" "$peers/client.json" "$peers/metrics.txt"
+  # Postgres's floor at the batch our writer made at the fewest games:
+  # pgbench committing that many narrow rows a transaction, no server.
+  fewest=$(echo ${PEER_GAMES:-100 1000} | tr ' ' '\n' | sort -n | head -1)
+  rows=$(python3 -c "import json,sys; b=json.load(open(sys.argv[1]))['batch_size']; print(max(1, round(b or 12)))" \
+    "$peers/arena-$fewest-parts.json")
+  fresh
+  python3 deploy/bench-costs.py floor "$DATABASE_URL" "$rows" "${CLIENTS:-8}" "${FLOOR_SECS:-15}" "$peers/floor.json"
+  python3 deploy/bench-peers.py "$peers"
   exit 0
 fi
 

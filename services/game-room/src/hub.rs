@@ -117,23 +117,22 @@ impl Hub {
     }
 
     /// Who watches a game: the count across every instance, and whether
-    /// any other instance than this one has a watcher. One read; when it
-    /// fails, someone may be watching elsewhere.
-    pub async fn audience(&self, game: Uuid) -> Audience {
+    /// any other instance than this one has a watcher. One read; `None`
+    /// when Redis did not answer in time (the host keeps what it knew: a
+    /// busy Redis must not turn on publishing for every game, and a
+    /// watcher elsewhere that was missed is found at the next read).
+    pub async fn audience(&self, game: Uuid) -> Option<Audience> {
         let key = self.inner.redis.key(&names::watchers(game));
         let mut connection = self.inner.redis.connection();
         let read = connection.hgetall::<_, HashMap<String, u32>>(key);
         match tokio::time::timeout(PUBLISH_TIMEOUT, read).await {
-            Ok(Ok(counts)) => Audience {
+            Ok(Ok(counts)) => Some(Audience {
                 watchers: counts.values().sum(),
                 elsewhere: counts
                     .iter()
                     .any(|(instance, count)| *count > 0 && *instance != self.inner.instance),
-            },
-            _ => Audience {
-                watchers: 0,
-                elsewhere: true,
-            },
+            }),
+            _ => None,
         }
     }
 

@@ -161,8 +161,8 @@ fn casual_reason_text(reason: CasualReason) -> &'static str {
 }
 
 /// Takes a game over as its new host: raises its epoch and, while the
-/// game is live, holds its log's next ply for it (`fence_moves`, see
-/// `append_moves`), then returns it. Every later write names this epoch,
+/// game is live and had a host before, holds its log's next ply for it
+/// (`fence_moves`, see `append_moves`), then returns it. Every later write names this epoch,
 /// so the previous host's fail.
 pub(crate) async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, sqlx::Error> {
     let mut tx = pool.begin().await?;
@@ -175,7 +175,9 @@ pub(crate) async fn claim_epoch(pool: &PgPool, id: Uuid) -> Result<Option<i64>, 
     else {
         return Ok(None);
     };
-    if claimed.status == "live" {
+    // From epoch 0 (a game nobody hosted) there is no earlier host to
+    // fence off: only a host writes moves, and none holds epoch 0.
+    if claimed.status == "live" && claimed.epoch > 1 {
         fence_moves(&mut tx, id, claimed.epoch).await?;
     }
     tx.commit().await?;

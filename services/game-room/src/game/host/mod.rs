@@ -318,9 +318,8 @@ pub(crate) fn spawn(
         listed: false,
         thinking: None,
         drained: None,
-        // Until the first read says otherwise: nothing is lost by
-        // publishing.
-        followed_elsewhere: true,
+        // Set by the first read of the game's watchers, in `run`.
+        followed_elsewhere: false,
     };
     let own = handle.clone();
     tokio::spawn(async move {
@@ -345,8 +344,8 @@ impl Host {
         let id = self.id();
         let mut subscription = self.deps.hub.subscribe_host(id).await;
         let audience = self.deps.hub.audience(id).await;
-        self.followed_elsewhere = audience.elsewhere;
-        let watchers = audience.watchers;
+        self.followed_elsewhere = audience.is_some_and(|audience| audience.elsewhere);
+        let watchers = audience.map_or(0, |audience| audience.watchers);
         let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut tick = tokio::time::interval(self.deps.settings.tick);
@@ -414,7 +413,10 @@ impl Host {
     /// missed what happened since its snapshot, so the latest event goes
     /// out again at once (see `crate::hub`).
     async fn follow_audience(&mut self) {
-        let followed = self.deps.hub.audience(self.id()).await.elsewhere;
+        let Some(audience) = self.deps.hub.audience(self.id()).await else {
+            return;
+        };
+        let followed = audience.elsewhere;
         let newly = followed && !self.followed_elsewhere;
         self.followed_elsewhere = followed;
         if newly && let Some((version, text)) = self.state.latest_event() {
