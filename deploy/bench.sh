@@ -364,6 +364,8 @@ for path in sorted(results.glob("*-*.json")):
     if path.name.startswith(("games-", "rating")):
         continue  # older single-service runs
     r = json.loads(path.read_text())
+    if "time_to_match" not in r:
+        continue  # not a loadgen run (tournament bots, costs)
     idle = r.get("idle")
     server = r.get("server") or {}
     rows.append("| {} | {:.0f} | {} | {} | {} | {} | {:.2f} cores | {:.0f} MB | {} |".format(
