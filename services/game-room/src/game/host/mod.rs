@@ -390,10 +390,11 @@ impl Host {
                         stop
                     }
                     // Lagged behind (counts lost): someone may follow now.
-                    Err(_) => {
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
                         self.follow_audience().await;
                         None
                     }
+                    Err(broadcast::error::RecvError::Closed) => None,
                 },
             };
         };
