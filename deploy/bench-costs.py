@@ -12,7 +12,10 @@ A snapshot reads the counters that the run moves:
 - Postgres's commits in the bench database and its WAL position;
 - Redis's commands by name;
 - the bytes through the loopback interface: every hop of a one-machine
-  deployment (client, Postgres, Redis) crosses it.
+  deployment (client, Postgres, Redis) crosses it;
+- where the server loads `pg_stat_statements` (shared_preload_libraries),
+  each statement's calls and time in the bench database, so the report
+  can say which statements a move pays for.
 
 The report divides their change by the moves the load generator counted.
 The server's own CPU per move comes from the load generator, which measures
@@ -89,6 +92,44 @@ def moves_stored(database_url, database):
     return None
 
 
+def statements(database_url, database):
+    """Calls and milliseconds of each statement run in `database`, or {}
+    where the server does not load pg_stat_statements."""
+    try:
+        psql(database_url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        text = psql(
+            database_url,
+            "SELECT queryid, calls, total_exec_time, "
+            "regexp_replace(left(query, 90), '\\s+', ' ', 'g') "
+            "FROM pg_stat_statements WHERE dbid = "
+            f"(SELECT oid FROM pg_database WHERE datname = '{database}')",
+        )
+    except subprocess.CalledProcessError:
+        return {}
+    found = {}
+    for line in text.splitlines():
+        queryid, calls, millis, query = line.split("|", 3)
+        found[queryid] = {"calls": int(calls), "ms": float(millis), "query": query}
+    return found
+
+
+def statements_per_move(before, after, moves, top=12):
+    """The statements that took the most time between two snapshots."""
+    rows = []
+    for queryid, now in after.get("statements", {}).items():
+        then = before.get("statements", {}).get(queryid, {"calls": 0, "ms": 0.0})
+        calls, millis = now["calls"] - then["calls"], now["ms"] - then["ms"]
+        if calls:
+            rows.append((millis, calls, now["query"]))
+    rows.sort(reverse=True)
+    if not rows:
+        return []
+    lines = ["", "| statement | calls a move | µs a move |", "|---|---|---|"]
+    for millis, calls, query in rows[:top]:
+        lines.append(f"| `{query.replace('|', '¦')}` | {calls / moves:.3f} | {millis * 1e3 / moves:.1f} |")
+    return lines
+
+
 def snapshot(database_url, redis_url, database=None):
     """`database`: whose commits to count (default: `database_url`'s own);
     read through `database_url`, so it need not exist yet."""
@@ -108,6 +149,7 @@ def snapshot(database_url, redis_url, database=None):
         "redis": redis_commands(redis_url),
         "loopback": loopback_bytes(),
         "database_url": database_url,
+        "statements": statements(database_url, database),
     }
 
 
@@ -207,6 +249,7 @@ def report(before, after, run, client=None):
             else []
         ),
         f"| bytes through loopback (client, Postgres and Redis hops) | {per(after['loopback'] - before['loopback']):.0f} |",
+        *statements_per_move(before, after, moves),
     ]
     print("\n".join(rows))
     return "\n".join(rows) + "\n"

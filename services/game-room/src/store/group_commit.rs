@@ -251,19 +251,31 @@ struct Lane {
     held: Option<(PoolConnection<Postgres>, Instant)>,
 }
 
-/// A connection from the pool, set up for the writer's statements. They
-/// find their games by primary key, but a prepared statement's plan is
-/// made once per connection, and one made while the tables were small (a
-/// new deployment, a fresh benchmark) would scan the whole games table on
-/// every flush for as long as the connection lives. So sequential scans
-/// are off on these connections, and the connection never goes back to
-/// the pool with the setting: it is closed when the writer lets it go.
+/// A connection from the pool, set up for the writer's statements.
+///
+/// Their plans are made once per connection. Left to itself, Postgres
+/// plans each execution again ("custom plans"): the games and moves are
+/// partitioned, a plan made for the statement's parameters prunes
+/// partitions the generic plan must keep, and so the generic plan always
+/// looks dearer, while what it keeps is pruned when it starts for almost
+/// nothing. Planning was half of Postgres's CPU a move
+/// (`deploy/bench.sh costs` with pg_stat_statements and `perf`).
+///
+/// A plan made once, though, may be made while the tables are small (a
+/// new deployment, a fresh benchmark) and would then scan the whole games
+/// table on every flush for as long as the connection lives: sequential
+/// scans are off on these connections. They find their games by primary
+/// key. The connection never goes back to the pool with these settings:
+/// it is closed when the writer lets it go.
 async fn writer_connection(pool: &PgPool) -> Result<PoolConnection<Postgres>, sqlx::Error> {
     let mut connection = pool.acquire().await?;
     connection.close_on_drop();
-    sqlx::query("SET enable_seqscan = off")
-        .execute(&mut *connection)
-        .await?;
+    sqlx::query(
+        "SELECT set_config('enable_seqscan', 'off', false), \
+                set_config('plan_cache_mode', 'force_generic_plan', false)",
+    )
+    .execute(&mut *connection)
+    .await?;
     Ok(connection)
 }
 
