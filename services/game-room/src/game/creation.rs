@@ -72,7 +72,7 @@ pub(crate) async fn make(deps: &Context, asked: Vec<CreateGame>) -> Result<Made,
             None
         };
     }
-    let mut tx = postgres.begin().await?;
+    let mut tx = store::begin_planned_once(postgres).await?;
     let limit = deps.settings.rated_pair_limit;
     let asked_rated: Vec<(bool, &[NewSeat; 2])> =
         games.iter().map(|(_, g, _)| (g.rated, &g.seats)).collect();

@@ -79,7 +79,7 @@ pub(crate) async fn create(
         }
     };
     let mut seats = [seat(1), seat(0)];
-    let mut tx = postgres.begin().await?;
+    let mut tx = store::begin_planned_once(postgres).await?;
     // A series shows each player's rating as it is now, not as it was at
     // its first game: the previous games have been rated since.
     let variant = VariantSpec::from(info.variant).name();

@@ -32,6 +32,20 @@ use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+/// A transaction for the statements that make a game (its insert, the
+/// pair's count, the rematch link), planned once per connection like the
+/// group commit's (see `group_commit::writer_connection`): Postgres would
+/// otherwise plan each of them again on every game, over every partition
+/// of the games. Only for statements that find their rows by key, whose
+/// best plan does not depend on the values bound. The setting lasts until
+/// the transaction ends, and costs no round trip: it goes with the BEGIN.
+pub(crate) async fn begin_planned_once(
+    pool: &PgPool,
+) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    pool.begin_with("BEGIN; SET LOCAL plan_cache_mode = force_generic_plan")
+        .await
+}
+
 /// A stored move, as the game replays it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredMove {
