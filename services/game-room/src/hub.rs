@@ -155,14 +155,18 @@ impl Hub {
 
     /// Records which seats have a player connected, for watchers that
     /// join on other instances.
-    pub async fn set_presence(&self, game: Uuid, connected: [bool; 2]) {
+    /// Adds the write of who is connected to `game` to `pipe`: the host
+    /// sends it with its lobby marks, in one round trip.
+    pub(crate) fn add_presence(
+        &self,
+        pipe: &mut redis::Pipeline,
+        game: Uuid,
+        connected: [bool; 2],
+    ) {
         let key = self.inner.redis.key(&names::presence(game));
         let value = format!("{}{}", u8::from(connected[0]), u8::from(connected[1]));
-        let mut connection = self.inner.redis.connection();
-        let write = connection.set_ex::<_, _, ()>(key, value, SHARED_STATE_TTL_SECS as u64);
-        if let Ok(Err(error)) = tokio::time::timeout(PUBLISH_TIMEOUT, write).await {
-            tracing::warn!(%error, %game, "recording presence");
-        }
+        pipe.set_ex(key, value, SHARED_STATE_TTL_SECS as u64)
+            .ignore();
     }
 
     /// Which seats have a player connected, as last recorded.

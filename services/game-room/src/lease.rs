@@ -28,6 +28,9 @@ pub struct Lease {
     key: String,
     owner: String,
     millis: u64,
+    /// When it was taken (before asking Redis, so never late): the first
+    /// renewal is timed from here.
+    taken: tokio::time::Instant,
 }
 
 /// The connection game hosts renew their leases on: one of its own, made
@@ -89,6 +92,7 @@ impl Lease {
         millis: u64,
     ) -> Result<Lease, NotLeased> {
         let key = redis.key(&mancala_proto::bus::names::game_lease(game));
+        let asked = tokio::time::Instant::now();
         let mut connection = redis.connection();
         let taken: Option<String> = redis::cmd("SET")
             .arg(&key)
@@ -102,6 +106,7 @@ impl Lease {
             key,
             owner: owner.to_owned(),
             millis,
+            taken: asked,
         };
         if taken.is_some() {
             return Ok(lease);
@@ -134,6 +139,11 @@ impl Lease {
     /// and a renewal that has not answered within [`HOST_WAITS_FOR_REDIS`]
     /// counts as one: the host's loop, which plays the moves, must not wait
     /// for a shard that is failing over.
+    /// When it was taken (or renewed on taking).
+    pub fn taken(&self) -> tokio::time::Instant {
+        self.taken
+    }
+
     pub async fn renew(&self, redis: &Redis) -> bool {
         let mut connection = redis.connection();
         let script = redis::Script::new(RENEW);

@@ -244,3 +244,90 @@ async fn a_move_is_not_acknowledged_while_postgres_is_away() {
     assert_eq!(stored, 2);
     world.cleanup().await;
 }
+
+/// Every command Redis runs under this test's key prefix, as `MONITOR`
+/// shows it (a script's own commands left out: they are one `EVALSHA`),
+/// until one of them starts with `until` (lower case).
+async fn commands_until(
+    monitor: &mut tokio::io::BufReader<tokio::net::TcpStream>,
+    prefix: &str,
+    until: &str,
+) -> Vec<String> {
+    use tokio::io::AsyncBufReadExt;
+    let mut seen = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            monitor.read_line(&mut line),
+        )
+        .await;
+        assert!(
+            matches!(read, Ok(Ok(1..))),
+            "Redis went quiet after {seen:?}"
+        );
+        if !line.contains(prefix) || line.contains(" lua] ") {
+            continue;
+        }
+        // +<time> [<db> <client>] "COMMAND" "key" ...
+        let command = line
+            .split_once("] ")
+            .map_or("", |(_, rest)| rest.trim())
+            .to_lowercase();
+        let done = command.starts_with(until);
+        seen.push(command);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[actix_web::test]
+async fn a_socket_to_a_hosted_game_costs_two_redis_round_trips_and_reads_nothing() {
+    use mancala_platform::ExposeSecret;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let world = World::new().await;
+    let host = world.instance().await;
+    let ((south, south_token), (north, north_token)) = world.two_players().await;
+    let game = host
+        .create(
+            json!({"variant": "kalah"}),
+            [seat(south), seat(north)],
+            false,
+        )
+        .await;
+    let url = mancala_platform::testing::redis_url();
+    let address = url
+        .expose_secret()
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_owned();
+    let stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let mut monitor = tokio::io::BufReader::new(stream);
+    monitor.get_mut().write_all(b"MONITOR\r\n").await.unwrap();
+    let mut ok = String::new();
+    monitor.read_line(&mut ok).await.unwrap();
+    assert_eq!(ok.trim(), "+OK");
+    let prefix = world.stores.prefix.clone();
+    // The first socket wakes the game: its lease, its watchers, then the
+    // same marks as any socket.
+    let (_first, _) = host.play(&game, &south_token).await;
+    commands_until(&mut monitor, &prefix, "\"setex\"").await;
+
+    let (_second, _) = host.play(&game, &north_token).await;
+    // The host writes who is connected last, with the lobby's marks.
+    let commands = commands_until(&mut monitor, &prefix, "\"setex\"").await;
+    let names: Vec<&str> = commands
+        .iter()
+        .map(|command| command.split('"').nth(1).unwrap_or(""))
+        .collect();
+    // The socket's slot among its player's sockets (one script), then the
+    // host's one pipeline: online, playing, occupied, and presence.
+    assert_eq!(
+        names,
+        ["evalsha", "zadd", "zadd", "zadd", "setex"],
+        "{commands:#?}"
+    );
+    world.cleanup().await;
+}

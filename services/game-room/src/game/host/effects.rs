@@ -64,7 +64,6 @@ impl Host {
             Effect::Analyse => self.analyse(),
             Effect::WakeRatings => self.deps.hub.wake_ratings(self.id()).await,
             Effect::Mark(marks) => self.mark(marks).await,
-            Effect::Presence(connected) => self.deps.hub.set_presence(self.id(), connected).await,
             Effect::RoomIdle { room, since } => {
                 let since = since.map(timestamp);
                 if let Err(error) = store::set_room_idle(&self.deps.postgres, room, since).await {
@@ -237,9 +236,15 @@ impl Host {
         });
     }
 
-    /// Writes the lobby marks (see `HostState::mark_players`).
+    /// Writes the lobby marks and who is connected (see
+    /// `HostState::mark_players`): one pipeline, one command a key.
     async fn mark(&mut self, marks: Marks) {
-        if marks.here.is_empty() && marks.gone.is_empty() && !marks.occupied && !self.listed {
+        let occupied_changes = marks.occupied || self.listed;
+        if marks.here.is_empty()
+            && marks.gone.is_empty()
+            && !occupied_changes
+            && marks.presence.is_none()
+        {
             // Nothing to say (Redis refuses an empty pipeline).
             return;
         }
@@ -247,23 +252,42 @@ impl Host {
         let redis = &self.deps.redis;
         let playing_key = redis.key(names::PLAYING);
         let mut pipe = redis::pipe();
-        for (player, playing) in &marks.here {
-            let player = player.to_string();
-            pipe.zadd(redis.key(names::ONLINE), &player, until).ignore();
-            if *playing {
-                pipe.zadd(&playing_key, &player, until).ignore();
-            } else {
-                pipe.zrem(&playing_key, &player).ignore();
-            }
+        let scored = |playing_only: bool| -> Vec<(u64, String)> {
+            marks
+                .here
+                .iter()
+                .filter(|(_, playing)| *playing || !playing_only)
+                .map(|(player, _)| (until, player.to_string()))
+                .collect()
+        };
+        let online = scored(false);
+        if !online.is_empty() {
+            pipe.zadd_multiple(redis.key(names::ONLINE), &online)
+                .ignore();
         }
-        for player in &marks.gone {
-            pipe.zrem(&playing_key, player.to_string()).ignore();
+        let playing = scored(true);
+        if !playing.is_empty() {
+            pipe.zadd_multiple(&playing_key, &playing).ignore();
+        }
+        let not_playing: Vec<String> = marks
+            .here
+            .iter()
+            .filter(|(_, playing)| !playing)
+            .map(|(player, _)| *player)
+            .chain(marks.gone.iter().copied())
+            .map(|player| player.to_string())
+            .collect();
+        if !not_playing.is_empty() {
+            pipe.zrem(&playing_key, &not_playing).ignore();
         }
         let game = self.id().to_string();
         if marks.occupied {
             pipe.zadd(redis.key(names::OCCUPIED), &game, until).ignore();
         } else if self.listed {
             pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
+        }
+        if let Some(connected) = marks.presence {
+            self.deps.hub.add_presence(&mut pipe, self.id(), connected);
         }
         let mut connection = redis.connection();
         let marked = tokio::time::timeout(

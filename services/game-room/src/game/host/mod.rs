@@ -346,7 +346,11 @@ impl Host {
         let audience = self.deps.hub.audience(id).await;
         self.followed_elsewhere = audience.is_some_and(|audience| audience.elsewhere);
         let watchers = audience.map_or(0, |audience| audience.watchers);
-        let mut renew = tokio::time::interval(self.deps.settings.lease / 3);
+        // The first renewal a third of the lease after it was taken: not
+        // at once (the watchers were just read too), nor late when loading
+        // the game took long.
+        let every = self.deps.settings.lease / 3;
+        let mut renew = tokio::time::interval_at(lease.taken() + every, every);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut tick = tokio::time::interval(self.deps.settings.tick);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

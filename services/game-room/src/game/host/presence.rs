@@ -64,7 +64,7 @@ impl HostState {
             seats,
             rating_change,
         });
-        self.mark_players(Vec::new());
+        self.mark_players(Vec::new(), self.changed_presence(before));
         self.announce_presence(before);
         self.close_if_room_closed();
     }
@@ -99,7 +99,7 @@ impl HostState {
         }
         // Told at once, not at the next renewal: the lobby's lists and
         // figures must not show a game nobody is playing any more.
-        self.mark_players(gone);
+        self.mark_players(gone, self.changed_presence(before));
         // A room whose series moved on to its next game is not left empty
         // by the old game's sockets closing.
         if self.connections == [0, 0] {
@@ -138,8 +138,11 @@ impl HostState {
     /// here just closed: they stop counting as playing at once. (One still
     /// at another game counts again at that game's next renewal, seconds
     /// later: a short undercount rather than a ghost.)
-    pub(super) fn mark_players(&mut self, gone: Vec<Uuid>) {
-        let mut marks = Marks::default();
+    pub(super) fn mark_players(&mut self, gone: Vec<Uuid>, presence: Option<[bool; 2]>) {
+        let mut marks = Marks {
+            presence,
+            ..Marks::default()
+        };
         for (seat, info) in self.live.info().seats.iter().enumerate() {
             let Some(player) = info.player.filter(|_| self.connections[seat] > 0) else {
                 continue;
@@ -166,12 +169,18 @@ impl HostState {
             .any(|(seat, sockets)| sockets > 0 && seat.player == Some(player))
     }
 
+    /// Who is connected now, if that changed since `before`.
+    fn changed_presence(&self, before: [bool; 2]) -> Option<[bool; 2]> {
+        Some(self.connected()).filter(|&now| now != before)
+    }
+
+    /// Tells every socket of the game whose connection changed since
+    /// `before` (other instances learn it with the marks).
     pub(super) fn announce_presence(&mut self, before: [bool; 2]) {
         let now = self.connected();
         if now == before {
             return;
         }
-        self.effect(Effect::Presence(now));
         let countdowns = self.countdowns();
         for seat in Side::BOTH {
             if now[seat.index()] != before[seat.index()] {

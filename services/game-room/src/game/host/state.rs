@@ -151,10 +151,9 @@ pub(crate) enum Effect {
     Analyse,
     /// A rated game ended with a result: wake the rating service.
     WakeRatings,
-    /// Who counts as online and playing, and whether the game is occupied.
+    /// Who counts as online and playing, whether the game is occupied,
+    /// and who is connected: one Redis round trip.
     Mark(Marks),
-    /// Who is connected, for other instances.
-    Presence([bool; 2]),
     /// Record in the room since when it is idle (`None`: occupied now).
     RoomIdle { room: Uuid, since: Option<u64> },
     /// Close the rooms whose time is up.
@@ -182,12 +181,16 @@ pub(crate) enum Reply {
 
 /// Lobby marks: each connected player and whether they are playing here,
 /// the players whose last socket here just closed, and whether the game
-/// is occupied (listed as live).
+/// is occupied (listed as live); with them, when a seat's connection
+/// changed, who is connected now, for other instances (`Hub::presence`).
+/// One effect, so that a socket opening or closing costs the host one
+/// Redis round trip.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Marks {
     pub here: Vec<(Uuid, bool)>,
     pub gone: Vec<Uuid>,
     pub occupied: bool,
+    pub presence: Option<[bool; 2]>,
 }
 
 /// What one input (or answer) comes to.
@@ -386,7 +389,7 @@ impl HostState {
             Input::Hint { seats } => self.hint(&seats),
             Input::Thought { version, seat, pit } => self.thought(version, seat, pit),
             Input::Tick => self.on_tick(),
-            Input::Renewing => self.mark_players(Vec::new()),
+            Input::Renewing => self.mark_players(Vec::new(), None),
             Input::Heard(text) => self.relay(text),
             Input::Drain => self.stop(
                 mancala_proto::error::CLOSE_RESTART,

@@ -14,7 +14,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use super::Request;
-use super::state::{Answer, Ask, Counted, Effect, HostRules, HostState, Input, Reply, Step};
+use super::state::{Answer, Ask, Counted, Effect, HostRules, HostState, Input, Marks, Reply, Step};
 use crate::game::live::{GameInfo, LiveGame};
 use crate::store::{Change, CommitError, SeatCheck};
 
@@ -654,7 +654,9 @@ fn an_absent_opponent_has_the_reconnect_window_then_can_be_claimed_against() {
     run.play(Side::North, 1);
     run.at_ms(10_000);
     let gone = run.leave(Side::North);
-    assert!(gone.has(|e| matches!(e, Effect::Presence([true, false]))));
+    assert!(
+        gone.has(|e| matches!(e, Effect::Mark(marks) if marks.presence == Some([true, false])))
+    );
     assert_eq!(gone.event("presence")["countdown_ms"], 60_000);
     run.at_ms(40_000);
     let early = run.ask(Side::South, Request::ClaimVictory);
@@ -748,6 +750,47 @@ fn a_stranger_is_refused_and_a_seat_an_ai_took_is_not_the_sockets_any_more() {
     assert_eq!(message(state).0, "state");
     assert_eq!(joined.emitted(), ["presence"]);
     assert!(joined.has(|e| matches!(e, Effect::Mark(marks) if marks.occupied)));
+}
+
+/// The marks of one step: every Redis write a socket's coming or going
+/// costs the host (`Effect::Mark` is one pipeline).
+fn marks_of(done: &Done) -> Vec<&Marks> {
+    done.effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Mark(marks) => Some(marks),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_socket_coming_or_going_costs_the_host_one_redis_write_with_who_is_connected_in_it() {
+    let mut run = Run::new(between_people());
+    let (south, north) = (run.player(Side::South), run.player(Side::North));
+    run.join(Side::South);
+    let joined = run.join(Side::North);
+    let [marks] = marks_of(&joined)[..] else {
+        panic!("{:?}", joined.effects);
+    };
+    assert_eq!(marks.presence, Some([true, true]));
+    assert_eq!(marks.here, [(south, true), (north, true)]);
+    assert!(marks.occupied);
+    // A second tab of the same seat changes nobody's presence.
+    let second_tab = run.join(Side::North);
+    let [marks] = marks_of(&second_tab)[..] else {
+        panic!("{:?}", second_tab.effects);
+    };
+    assert_eq!(marks.presence, None);
+    assert!(second_tab.emitted().is_empty());
+    let one_tab_closed = run.leave(Side::North);
+    assert_eq!(marks_of(&one_tab_closed)[0].presence, None);
+    let gone = run.leave(Side::North);
+    let [marks] = marks_of(&gone)[..] else {
+        panic!("{:?}", gone.effects);
+    };
+    assert_eq!(marks.presence, Some([true, false]));
+    assert_eq!(marks.gone, [north]);
 }
 
 #[test]
