@@ -37,7 +37,11 @@
 #             CPU, Postgres's CPU, commits and WAL bytes, Redis's CPU and
 #             commands, bytes on the loopback; GAMES games (default 100
 #             here) at THINK_MS (default 0 here); the inputs of
-#             docs/SCALING.md; writes tests/bench/results/costs.{json,md}
+#             docs/SCALING.md; writes tests/bench/results/costs.{json,md};
+#             where Postgres loads pg_stat_statements (shared_preload_
+#             libraries), also each statement's calls and time a move.
+#             PLAN_CACHE_MODE=force_generic_plan (any profile) sets it
+#             for every connection to the bench database, to compare
 #   floor     what Postgres's CPU costs, at the least, to commit a move
 #             row durably: pgbench inserting ROWS (default 12, our batch)
 #             narrow rows a transaction from CLIENTS (default 8)

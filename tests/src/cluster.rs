@@ -144,6 +144,12 @@ impl RedisCluster {
         panic!("nobody holds slot {slot}");
     }
 
+    /// What node `node` answers (redis-cli, which does not follow moves:
+    /// ask the key's owner).
+    pub fn ask(&self, node: usize, args: &[&str]) -> String {
+        self.cli(node, args).trim().to_owned()
+    }
+
     /// The sharded channels node `node` has subscribers on.
     pub fn shard_channels(&self, node: usize) -> Vec<String> {
         self.cli(node, &["pubsub", "shardchannels"])

@@ -113,6 +113,28 @@ async fn the_split_services_play_watch_and_rate_on_a_redis_cluster_that_loses_a_
     for other in (0..3).filter(|&node| node != holder) {
         assert!(!cluster.shard_channels(other).contains(&channel));
     }
+    // The host's marks name keys of two slots (the lobby's and the game's
+    // presence): each reaches its shard.
+    let presence = format!("{prefix}presence:{{g:{game}}}");
+    let occupied = format!("{prefix}lobby:{{lobby}}:occupied");
+    let ask = |args: &[&str]| {
+        let node = cluster.owner(mancala_platform::kv::slot(args[1].as_bytes()));
+        cluster.ask(node, args)
+    };
+    assert_ne!(
+        mancala_platform::kv::slot(presence.as_bytes()),
+        mancala_platform::kv::slot(occupied.as_bytes())
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while ask(&["get", &presence]) != "11" || ask(&["zscore", &occupied, &game]).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "presence {:?}, occupied {:?}",
+            ask(&["get", &presence]),
+            ask(&["zscore", &occupied, &game])
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     let mut acknowledged: Vec<(u64, u64, u64)> = Vec::new();
     let mut watched: Vec<u64> = Vec::new();

@@ -155,18 +155,13 @@ impl Hub {
 
     /// Records which seats have a player connected, for watchers that
     /// join on other instances.
-    /// Adds the write of who is connected to `game` to `pipe`: the host
-    /// sends it with its lobby marks, in one round trip.
-    pub(crate) fn add_presence(
-        &self,
-        pipe: &mut redis::Pipeline,
-        game: Uuid,
-        connected: [bool; 2],
-    ) {
+    /// The write of who is connected to `game`, with the key that routes
+    /// it: the host sends it in one batch with its lobby marks.
+    pub(crate) fn presence_write(&self, game: Uuid, connected: [bool; 2]) -> (String, redis::Cmd) {
         let key = self.inner.redis.key(&names::presence(game));
         let value = format!("{}{}", u8::from(connected[0]), u8::from(connected[1]));
-        pipe.set_ex(key, value, SHARED_STATE_TTL_SECS as u64)
-            .ignore();
+        let write = redis::Cmd::set_ex(&key, value, SHARED_STATE_TTL_SECS as u64);
+        (key, write)
     }
 
     /// Which seats have a player connected, as last recorded.

@@ -323,7 +323,7 @@ async fn a_socket_to_a_hosted_game_costs_two_redis_round_trips_and_reads_nothing
         .map(|command| command.split('"').nth(1).unwrap_or(""))
         .collect();
     // The socket's slot among its player's sockets (one script), then the
-    // host's one pipeline: online, playing, occupied, and presence.
+    // host's one batch: online, playing, occupied, and presence.
     assert_eq!(
         names,
         ["evalsha", "zadd", "zadd", "zadd", "setex"],

@@ -237,21 +237,13 @@ impl Host {
     }
 
     /// Writes the lobby marks and who is connected (see
-    /// `HostState::mark_players`): one pipeline, one command a key.
+    /// `HostState::mark_players`): one command a key, sent as one batch
+    /// (one round trip to one server; one a slot, together, to a cluster,
+    /// where the lobby's keys and the game's live on different slots).
     async fn mark(&mut self, marks: Marks) {
-        let occupied_changes = marks.occupied || self.listed;
-        if marks.here.is_empty()
-            && marks.gone.is_empty()
-            && !occupied_changes
-            && marks.presence.is_none()
-        {
-            // Nothing to say (Redis refuses an empty pipeline).
-            return;
-        }
         let until = self.now() + 30_000;
         let redis = &self.deps.redis;
-        let playing_key = redis.key(names::PLAYING);
-        let mut pipe = redis::pipe();
+        let mut writes: Vec<(String, redis::Cmd)> = Vec::new();
         let scored = |playing_only: bool| -> Vec<(u64, String)> {
             marks
                 .here
@@ -260,14 +252,16 @@ impl Host {
                 .map(|(player, _)| (until, player.to_string()))
                 .collect()
         };
+        let playing_key = redis.key(names::PLAYING);
         let online = scored(false);
         if !online.is_empty() {
-            pipe.zadd_multiple(redis.key(names::ONLINE), &online)
-                .ignore();
+            let key = redis.key(names::ONLINE);
+            writes.push((key.clone(), redis::Cmd::zadd_multiple(key, &online)));
         }
         let playing = scored(true);
         if !playing.is_empty() {
-            pipe.zadd_multiple(&playing_key, &playing).ignore();
+            let write = redis::Cmd::zadd_multiple(&playing_key, &playing);
+            writes.push((playing_key.clone(), write));
         }
         let not_playing: Vec<String> = marks
             .here
@@ -278,25 +272,30 @@ impl Host {
             .map(|player| player.to_string())
             .collect();
         if !not_playing.is_empty() {
-            pipe.zrem(&playing_key, &not_playing).ignore();
+            let write = redis::Cmd::zrem(&playing_key, &not_playing);
+            writes.push((playing_key.clone(), write));
         }
         let game = self.id().to_string();
+        let occupied_key = redis.key(names::OCCUPIED);
         if marks.occupied {
-            pipe.zadd(redis.key(names::OCCUPIED), &game, until).ignore();
+            let write = redis::Cmd::zadd(&occupied_key, &game, until);
+            writes.push((occupied_key, write));
         } else if self.listed {
-            pipe.zrem(redis.key(names::OCCUPIED), &game).ignore();
+            writes.push((occupied_key.clone(), redis::Cmd::zrem(&occupied_key, &game)));
         }
         if let Some(connected) = marks.presence {
-            self.deps.hub.add_presence(&mut pipe, self.id(), connected);
+            writes.push(self.deps.hub.presence_write(self.id(), connected));
         }
-        let mut connection = redis.connection();
+        if writes.is_empty() {
+            return;
+        }
         let marked = tokio::time::timeout(
             crate::lease::HOST_WAITS_FOR_REDIS,
-            pipe.query_async::<()>(&mut connection),
+            redis.batch::<redis::Value>(writes),
         )
         .await;
         match marked {
-            Ok(Ok(())) => self.listed = marks.occupied,
+            Ok(Ok(_)) => self.listed = marks.occupied,
             Ok(Err(error)) => tracing::warn!(%error, "counting players online"),
             Err(_) => tracing::warn!("counting players online: Redis did not answer in time"),
         }

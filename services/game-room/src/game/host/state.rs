@@ -152,7 +152,7 @@ pub(crate) enum Effect {
     /// A rated game ended with a result: wake the rating service.
     WakeRatings,
     /// Who counts as online and playing, whether the game is occupied,
-    /// and who is connected: one Redis round trip.
+    /// and who is connected: one Redis batch.
     Mark(Marks),
     /// Record in the room since when it is idle (`None`: occupied now).
     RoomIdle { room: Uuid, since: Option<u64> },
@@ -184,7 +184,7 @@ pub(crate) enum Reply {
 /// is occupied (listed as live); with them, when a seat's connection
 /// changed, who is connected now, for other instances (`Hub::presence`).
 /// One effect, so that a socket opening or closing costs the host one
-/// Redis round trip.
+/// Redis batch (one round trip to one server).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Marks {
     pub here: Vec<(Uuid, bool)>,

@@ -753,7 +753,7 @@ fn a_stranger_is_refused_and_a_seat_an_ai_took_is_not_the_sockets_any_more() {
 }
 
 /// The marks of one step: every Redis write a socket's coming or going
-/// costs the host (`Effect::Mark` is one pipeline).
+/// costs the host (`Effect::Mark` is one batch).
 fn marks_of(done: &Done) -> Vec<&Marks> {
     done.effects
         .iter()
