@@ -291,6 +291,15 @@ def parts(before, after, run, client=None, metrics=None):
         if client
         else (run.get("client") or {}).get("cpu_cores", 0) * run["seconds"]
     )
+    # Where pg_stat_statements is loaded: the statements a move pays for,
+    # each with its calls a move (1 is a move's own; 0.02 is a game's).
+    top = []
+    for queryid, now in after.get("statements", {}).items():
+        then = before.get("statements", {}).get(queryid, {"calls": 0, "ms": 0.0})
+        calls, millis = now["calls"] - then["calls"], now["ms"] - then["ms"]
+        if calls:
+            top.append((millis, calls, now["query"]))
+    top.sort(reverse=True)
     return {
         "label": run.get("label"),
         "moves_per_second": run["moves_per_second"],
@@ -313,6 +322,10 @@ def parts(before, after, run, client=None, metrics=None):
         # a little high, like Postgres's and Redis's.
         "client_cpu_us": per(client_cpu) * 1e6,
         "batch_size": batch_size(metrics) if metrics else None,
+        "statements": [
+            {"query": query, "calls": per_stored(calls), "exec_us": per_stored(millis * 1e3)}
+            for millis, calls, query in top[:10]
+        ],
     }
 
 

@@ -80,6 +80,12 @@ def main(folder):
                 f"({floor['postgres_cpu_us_per_row']:.1f} µs a row at {floor['rows']} rows a commit; "
                 f"our mean batch {mine['batch_size'] or 0:.1f})"
             )
+        if mine and mine.get("statements"):
+            ratios.append(f"- {count} games: Postgres's statements by execution time a move (calls a move):")
+            for statement in mine["statements"]:
+                ratios.append(
+                    f"  - `{statement['query'].replace('|', '¦')}`: {statement['exec_us']:.1f} µs ({statement['calls']:.3f})"
+                )
         if mine:
             busiest = ", ".join(f"{name} {calls:.3f}" for name, calls in mine.get("redis_busiest", {}).items())
             ratios.append(
@@ -88,9 +94,9 @@ def main(folder):
             )
     text = (
         "\n".join(rows)
-        + "\n\nWhat each part spends a move (the servers and the load clients over the window;"
-        " Postgres and Redis between snapshots around the whole run, over the moves stored"
-        " meanwhile where the database counts them):\n\n"
+        + "\n\nWhat each part spends a move (ours: every part over the measured window, warm-up"
+        " left out, Postgres and Redis over the moves stored in it; the peers: their servers and"
+        " load clients over the window, Postgres and Redis between snapshots around the whole run):\n\n"
         + "\n".join(parts)
         + "\n\n"
         + "\n".join(ratios)

@@ -54,7 +54,8 @@ pub struct ServerUsage {
     pub rss_start_mb: f64,
     pub rss_peak_mb: f64,
     pub rss_end_mb: f64,
-    /// CPU time over wall time: 1.0 is one core busy.
+    /// CPU time over wall time (over the window, once one is opened): 1.0
+    /// is one core busy.
     pub cpu_cores: f64,
 }
 
@@ -65,6 +66,9 @@ pub struct Sampler {
     start: Reading,
     peak_rss: u64,
     started: std::time::Instant,
+    /// Where CPU is counted from once the warm-up is over: a run's sign-ins
+    /// and first queue entries are not what a move costs.
+    window: Option<(Reading, std::time::Instant)>,
 }
 
 impl Sampler {
@@ -75,7 +79,13 @@ impl Sampler {
             start,
             peak_rss: start.rss_bytes,
             started: std::time::Instant::now(),
+            window: None,
         }
+    }
+
+    /// CPU is counted from now on (memory still from the start).
+    pub fn open_window(&mut self) {
+        self.window = Some((self.sample(), std::time::Instant::now()));
     }
 
     /// The current reading, remembered for the peak.
@@ -88,13 +98,14 @@ impl Sampler {
     pub fn usage(&mut self) -> ServerUsage {
         let end = self.sample();
         let mb = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
-        let wall = self.started.elapsed().as_secs_f64().max(1e-9);
+        let (from, since) = self.window.unwrap_or((self.start, self.started));
+        let wall = since.elapsed().as_secs_f64().max(1e-9);
         ServerUsage {
             pids: self.pids.clone(),
             rss_start_mb: mb(self.start.rss_bytes),
             rss_peak_mb: mb(self.peak_rss),
             rss_end_mb: mb(end.rss_bytes),
-            cpu_cores: (end.cpu_seconds - self.start.cpu_seconds) / wall,
+            cpu_cores: (end.cpu_seconds - from.cpu_seconds) / wall,
         }
     }
 }

@@ -64,12 +64,30 @@ impl ApiError {
     }
 }
 
+/// Whether a Postgres failure is the server being out of reach (down,
+/// restarting, shutting down, its connection cut) rather than the query:
+/// a killed server's orphaned backends say `57P01` ("unexpected postmaster
+/// exit") and one starting up refuses connections with `57P03`, which the
+/// client sees as a database error, not as a broken socket.
+pub fn is_unreachable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => true,
+        sqlx::Error::Database(database) => database.code().is_some_and(|code| {
+            // Class 08: connection exception; 57P01-57P03: admin shutdown,
+            // crash shutdown, cannot connect now; 53300: too many
+            // connections (a restarting node briefly).
+            code.starts_with("08") || code.starts_with("57P") || code == "53300"
+        }),
+        _ => false,
+    }
+}
+
 /// A Postgres failure: `unavailable` (retryable) when the database cannot
 /// be reached, `internal` otherwise. Logged here, never shown.
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> ApiError {
         match &error {
-            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed => {
+            error if is_unreachable(error) => {
                 tracing::warn!(%error, "postgres unreachable");
                 ApiError::new(
                     ErrorCode::Unavailable,

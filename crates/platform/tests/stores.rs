@@ -106,6 +106,59 @@ async fn readiness_follows_the_stores() {
     stores.cleanup().await.unwrap();
 }
 
+/// A Postgres that goes away under a connection (killed, failed over,
+/// shut down) tells the orphaned backend's client `57P01` before the socket
+/// closes: that is the server being unreachable, not a bad query, and the
+/// client must get `unavailable` (retryable), never `internal`.
+#[tokio::test]
+async fn a_backend_terminated_under_a_query_is_unavailable_not_internal() {
+    use mancala_platform::ApiError;
+    use sqlx::Connection;
+
+    let stores = TestStores::new().await.unwrap();
+    let mut victim = stores.postgres.acquire().await.unwrap().detach();
+    let pid: i32 = sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(&mut victim)
+        .await
+        .unwrap();
+    let terminated: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+        .bind(pid)
+        .fetch_one(&stores.postgres)
+        .await
+        .unwrap();
+    assert!(terminated);
+    let error = sqlx::query("SELECT 1")
+        .execute(&mut victim)
+        .await
+        .unwrap_err();
+    assert!(
+        mancala_platform::http::is_unreachable(&error),
+        "a terminated backend is unreachable: {error:?}"
+    );
+    // Not a broken socket but the server's own word: what the old mapping
+    // called `internal`.
+    assert_eq!(
+        error.as_database_error().and_then(|e| e.code()).as_deref(),
+        Some("57P01"),
+        "{error:?}"
+    );
+    let body = ApiError::from(error).body();
+    assert_eq!(body.code, mancala_proto::ErrorCode::Unavailable);
+    // A query's own fault stays internal.
+    let mut healthy = stores.postgres.acquire().await.unwrap().detach();
+    let error = sqlx::query("SELECT 1/0")
+        .execute(&mut healthy)
+        .await
+        .unwrap_err();
+    assert!(!mancala_platform::http::is_unreachable(&error));
+    assert_eq!(
+        ApiError::from(error).body().code,
+        mancala_proto::ErrorCode::Internal
+    );
+    healthy.close().await.unwrap();
+    stores.cleanup().await.unwrap();
+}
+
 #[tokio::test]
 async fn rate_limits_count_per_window_and_subject() {
     use mancala_platform::ratelimit::{Decision, Limit, hit, peek, reset};

@@ -101,6 +101,12 @@ struct Args {
     /// Also write the report here, as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// A shell command run when the warm-up ends and again at the deadline,
+    /// with `WINDOW=steady` and then `WINDOW=end` in its environment: what
+    /// snapshots other processes' counters (Postgres, Redis) over exactly
+    /// the window the figures are taken in.
+    #[arg(long)]
+    window_hook: Option<String>,
     /// A name for this run in the report.
     #[arg(long, default_value = "")]
     label: String,
@@ -851,6 +857,8 @@ struct Report {
     windows: Vec<Window>,
     errors: BTreeMap<String, u64>,
     server: Option<ServerUsage>,
+    /// This load client's own CPU over the window.
+    client: ServerUsage,
 }
 
 fn main() -> std::process::ExitCode {
@@ -866,6 +874,39 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// At the end of the warm-up the CPU counters start over and the hook
+/// snapshots the stores; at the deadline the hook snapshots them again.
+/// The hook runs on a thread of its own: the players on this one keep
+/// their pace while it reads.
+async fn measured_window(
+    ctx: Rc<Ctx>,
+    server: Rc<RefCell<Sampler>>,
+    client: Rc<RefCell<Sampler>>,
+) -> Vec<std::thread::JoinHandle<()>> {
+    let hook = |phase: &'static str| {
+        let command = ctx.args.window_hook.clone();
+        std::thread::spawn(move || {
+            let Some(command) = command else { return };
+            match std::process::Command::new("sh")
+                .args(["-c", &command])
+                .env("WINDOW", phase)
+                .status()
+            {
+                Ok(status) if status.success() => {}
+                outcome => eprintln!("loadgen: the window hook ({phase}): {outcome:?}"),
+            }
+        })
+    };
+    tokio::time::sleep_until(ctx.steady_from.into()).await;
+    server.borrow_mut().open_window();
+    client.borrow_mut().open_window();
+    let steady = hook("steady");
+    tokio::time::sleep_until(ctx.deadline.into()).await;
+    // The window's first snapshot is in before the last is taken.
+    let _ = steady.join();
+    vec![hook("end")]
 }
 
 fn time_control(text: &str) -> Result<(u32, u32), String> {
@@ -915,6 +956,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         args,
     });
     let sampler = Rc::new(RefCell::new(Sampler::start(ctx.args.server_pids.clone())));
+    let client = Rc::new(RefCell::new(Sampler::start(vec![std::process::id()])));
+    let window = actix_rt::spawn(measured_window(
+        ctx.clone(),
+        sampler.clone(),
+        client.clone(),
+    ));
     let progress = if ctx.args.quiet {
         ProgressBar::hidden()
     } else {
@@ -1040,6 +1087,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let server = (!ctx.args.server_pids.is_empty()).then(|| sampler.borrow_mut().usage());
+    let client = client.borrow_mut().usage();
+    if let Ok(hooks) = window.await {
+        for hook in hooks {
+            let _ = hook.join();
+        }
+    }
     let report = Report {
         label: ctx.args.label.clone(),
         opponent: ctx.args.opponent,
@@ -1069,6 +1122,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             errors
         },
         server,
+        client,
     };
     print_summary(&report);
     if let Some(path) = &ctx.args.json {
