@@ -122,10 +122,14 @@ async fn claim(
                       AS "guest0!",
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = g.seat1_player)
                       AS "guest1!",
-                  COALESCE(accounts_linked(g.seat0_player, g.seat1_player, g.created_at,
-                                           make_interval(days => $2)), false) AS "linked!",
-                  game_voided(g.seat0_player, g.seat1_player, g.created_at) AS "voided!"
+                  COALESCE(l.linked, false) AS "linked!",
+                  COALESCE(v.voided, false) AS "voided!"
            FROM rating_outbox o JOIN games g ON g.id = o.game_id
+           -- The row forms are planned with this statement, once; the
+           -- boolean forms would plan their bodies again on every claim.
+           CROSS JOIN LATERAL accounts_linked_row(g.seat0_player, g.seat1_player, g.created_at,
+                                                  make_interval(days => $2)) l
+           CROSS JOIN LATERAL game_voided_row(g.seat0_player, g.seat1_player, g.created_at) v
            WHERE o.processed_at IS NULL
            ORDER BY o.created_at, o.game_id LIMIT $1
            FOR UPDATE OF o SKIP LOCKED"#,
