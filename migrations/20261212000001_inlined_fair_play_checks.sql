@@ -10,18 +10,27 @@
 -- SELECT is inlined where it is joined (`CROSS JOIN LATERAL`), so the
 -- calling statement plans it with the rest, once. The definitions move
 -- here; the boolean forms read them, so there is still one of each.
+-- `accounts_linked` also looks each direction up by key now (below).
 
 CREATE FUNCTION accounts_linked_row(a UUID, b UUID, at TIMESTAMPTZ, within INTERVAL)
     RETURNS TABLE (linked BOOLEAN)
     LANGUAGE sql STABLE
     AS $$
+        -- Each direction on its own: the player made recently, and the
+        -- other seen on that player's sign-up network, found by
+        -- player_networks' key. Written as one OR, the planner would read
+        -- every recent player of the network (all of a campus, a NAT)
+        -- and keep the two it wanted.
         SELECT EXISTS (
             SELECT 1
             FROM players p
-            JOIN player_networks n ON n.network = p.signup_network
-            WHERE ((p.id = a AND n.player_id = b) OR (p.id = b AND n.player_id = a))
-              AND p.created_at > at - within
-              AND n.last_seen > at - within
+            JOIN player_networks n ON n.player_id = b AND n.network = p.signup_network
+            WHERE p.id = a AND p.created_at > at - within AND n.last_seen > at - within
+        ) OR EXISTS (
+            SELECT 1
+            FROM players p
+            JOIN player_networks n ON n.player_id = a AND n.network = p.signup_network
+            WHERE p.id = b AND p.created_at > at - within AND n.last_seen > at - within
         )
     $$;
 
