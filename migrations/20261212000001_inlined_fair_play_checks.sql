@@ -56,3 +56,20 @@ CREATE OR REPLACE FUNCTION game_voided(a UUID, b UUID, at TIMESTAMPTZ)
     RETURNS BOOLEAN
     LANGUAGE sql STABLE
     AS $$ SELECT voided FROM game_voided_row(a, b, at) $$;
+
+-- The sign-up network a guest's offences are kept under, read by every
+-- queue entry's check of its record: the same, so that the check plans
+-- it once with the rest.
+CREATE FUNCTION guest_network_row(player UUID)
+    RETURNS TABLE (network TEXT)
+    LANGUAGE sql STABLE
+    AS $$
+        SELECT p.signup_network FROM players p
+        WHERE p.id = player
+          AND NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id)
+    $$;
+
+CREATE OR REPLACE FUNCTION guest_network(player UUID)
+    RETURNS TEXT
+    LANGUAGE sql STABLE
+    AS $$ SELECT network FROM guest_network_row(player) $$;

@@ -36,7 +36,10 @@ pub(crate) async fn offences(
            FROM fair_play_offences o
            WHERE o.forgiven_at IS NULL AND o.at > $2
              AND (o.player_id = $1
-                  OR (o.guest_network IS NOT NULL AND o.guest_network = guest_network($1)))
+                  -- The row form is planned with this statement; the
+                  -- scalar one would plan its body again on every call.
+                  OR (o.guest_network IS NOT NULL
+                      AND o.guest_network = (SELECT network FROM guest_network_row($1))))
            ORDER BY o.at DESC, o.game_id
            LIMIT 500"#,
         player,
