@@ -113,8 +113,9 @@ def statements(database_url, database):
     return found
 
 
-def statements_per_move(before, after, moves, top=12):
-    """The statements that took the most time between two snapshots."""
+def statement_deltas(before, after):
+    """Each statement run between two snapshots: (milliseconds, calls,
+    query), the most time first."""
     rows = []
     for queryid, now in after.get("statements", {}).items():
         then = before.get("statements", {}).get(queryid, {"calls": 0, "ms": 0.0})
@@ -122,6 +123,12 @@ def statements_per_move(before, after, moves, top=12):
         if calls:
             rows.append((millis, calls, now["query"]))
     rows.sort(reverse=True)
+    return rows
+
+
+def statements_per_move(before, after, moves, top=12):
+    """The statements that took the most time between two snapshots."""
+    rows = statement_deltas(before, after)
     if not rows:
         return []
     lines = ["", "| statement | calls a move | µs a move |", "|---|---|---|"]
@@ -293,13 +300,7 @@ def parts(before, after, run, client=None, metrics=None):
     )
     # Where pg_stat_statements is loaded: the statements a move pays for,
     # each with its calls a move (1 is a move's own; 0.02 is a game's).
-    top = []
-    for queryid, now in after.get("statements", {}).items():
-        then = before.get("statements", {}).get(queryid, {"calls": 0, "ms": 0.0})
-        calls, millis = now["calls"] - then["calls"], now["ms"] - then["ms"]
-        if calls:
-            top.append((millis, calls, now["query"]))
-    top.sort(reverse=True)
+    top = statement_deltas(before, after)
     return {
         "label": run.get("label"),
         "moves_per_second": run["moves_per_second"],
