@@ -159,6 +159,87 @@ async fn a_backend_terminated_under_a_query_is_unavailable_not_internal() {
     stores.cleanup().await.unwrap();
 }
 
+/// The fair-play checks were rewritten to be planned with the statements
+/// that read them (`20261212000001_inlined_fair_play_checks.sql`): over a
+/// crowd of players made at different times on shared networks, each
+/// ordered pair is linked (and each player's guest network is) exactly as
+/// the definitions before the rewrite said.
+#[tokio::test]
+async fn the_inlined_fair_play_checks_answer_as_the_old_definitions_did() {
+    let rewrite = mancala_platform::MIGRATOR
+        .migrations
+        .iter()
+        .position(|migration| migration.version == 20261212000001)
+        .expect("the rewrite's migration");
+    let stores = TestStores::migrated_up_to(rewrite).await.unwrap();
+    let pool = stores.postgres.clone();
+    // Twelve players: made 1, 20 or 40 days ago on one of two networks,
+    // seen (recently or long ago) on their own network or the other one,
+    // a third of them registered.
+    sqlx::query(
+        "INSERT INTO players (id, display_name, created_at, signup_network)
+         SELECT gen_random_uuid(), 'p' || i, now() - (ARRAY[1, 20, 40])[i % 3 + 1] * interval '1 day',
+                'net' || (i % 2)
+         FROM generate_series(1, 12) i",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO player_networks (player_id, network, first_seen, last_seen)
+         SELECT id, 'net' || ((substr(display_name, 2)::int / 2) % 2), now(),
+                now() - (substr(display_name, 2)::int % 4) * interval '12 days'
+         FROM players",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "INSERT INTO credentials (player_id, username, password_hash)
+         SELECT id, display_name || 'x', 'x' FROM players WHERE substr(display_name, 2)::int % 3 = 0",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let answers = || async {
+        let linked: Vec<(uuid::Uuid, uuid::Uuid, bool)> = sqlx::query_as(
+            "SELECT a.id, b.id, accounts_linked(a.id, b.id, now(), make_interval(days => 30))
+             FROM players a, players b WHERE a.id <> b.id ORDER BY 1, 2",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        let networks: Vec<(uuid::Uuid, Option<String>)> =
+            sqlx::query_as("SELECT id, guest_network(id) FROM players ORDER BY 1")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        (linked, networks)
+    };
+    let before = answers().await;
+    mancala_platform::MIGRATOR.run(&pool).await.unwrap();
+    let after = answers().await;
+    let linked = before.0.iter().filter(|(_, _, linked)| *linked).count();
+    assert!(
+        linked > 0 && linked < before.0.len(),
+        "the crowd has linked and unlinked pairs: {linked} of {}",
+        before.0.len()
+    );
+    assert!(before.1.iter().any(|(_, network)| network.is_none()));
+    assert_eq!(before, after);
+    // The row forms the statements join are the same answers.
+    let rows: Vec<(uuid::Uuid, uuid::Uuid, bool)> = sqlx::query_as(
+        "SELECT a.id, b.id, l.linked FROM players a CROSS JOIN players b
+         CROSS JOIN LATERAL accounts_linked_row(a.id, b.id, now(), make_interval(days => 30)) l
+         WHERE a.id <> b.id ORDER BY 1, 2",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(rows, after.0);
+    stores.cleanup().await.unwrap();
+}
+
 #[tokio::test]
 async fn rate_limits_count_per_window_and_subject() {
     use mancala_platform::ratelimit::{Decision, Limit, hit, peek, reset};
