@@ -878,17 +878,20 @@ fn main() -> std::process::ExitCode {
 
 /// At the end of the warm-up the CPU counters start over and the hook
 /// snapshots the stores; at the deadline the hook snapshots them again.
-/// The hook runs on a thread of its own: the players on this one keep
-/// their pace while it reads.
+/// The hook runs on threads of their own, the second waiting for the
+/// first: the players on this one keep their pace, even if a snapshot
+/// hangs.
 async fn measured_window(
     ctx: Rc<Ctx>,
     server: Rc<RefCell<Sampler>>,
     client: Rc<RefCell<Sampler>>,
-) -> Vec<std::thread::JoinHandle<()>> {
-    let hook = |phase: &'static str| {
-        let command = ctx.args.window_hook.clone();
-        std::thread::spawn(move || {
-            let Some(command) = command else { return };
+) -> Option<std::thread::JoinHandle<()>> {
+    let hook = |phase: &'static str, after: Option<std::thread::JoinHandle<()>>| {
+        let command = ctx.args.window_hook.clone()?;
+        Some(std::thread::spawn(move || {
+            if let Some(earlier) = after {
+                let _ = earlier.join();
+            }
             match std::process::Command::new("sh")
                 .args(["-c", &command])
                 .env("WINDOW", phase)
@@ -897,16 +900,14 @@ async fn measured_window(
                 Ok(status) if status.success() => {}
                 outcome => eprintln!("loadgen: the window hook ({phase}): {outcome:?}"),
             }
-        })
+        }))
     };
     tokio::time::sleep_until(ctx.steady_from.into()).await;
     server.borrow_mut().open_window();
     client.borrow_mut().open_window();
-    let steady = hook("steady");
+    let steady = hook("steady", None);
     tokio::time::sleep_until(ctx.deadline.into()).await;
-    // The window's first snapshot is in before the last is taken.
-    let _ = steady.join();
-    vec![hook("end")]
+    hook("end", steady)
 }
 
 fn time_control(text: &str) -> Result<(u32, u32), String> {
@@ -1088,10 +1089,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let server = (!ctx.args.server_pids.is_empty()).then(|| sampler.borrow_mut().usage());
     let client = client.borrow_mut().usage();
-    if let Ok(hooks) = window.await {
-        for hook in hooks {
-            let _ = hook.join();
-        }
+    if let Ok(Some(hooks)) = window.await {
+        let _ = hooks.join();
     }
     let report = Report {
         label: ctx.args.label.clone(),
