@@ -23,17 +23,19 @@ use crate::store;
 use crate::ws;
 
 /// Mounts the routes. `/v1/games/live` and `/featured` come before
-/// `/v1/games/{id}`, which would otherwise take them.
+/// `/v1/games/{id}`, which would otherwise take them. A request is matched
+/// against the routes in order, each with a parameter a regex run: the
+/// sockets, which every player opens for every game, come first of those.
 pub(crate) fn configure(config: &mut web::ServiceConfig) {
     config
         .api_route("/internal/v1/games", Method::POST, create_game)
         .api_large_post("/internal/v1/games/batch", create_games, MAX_BATCH_BYTES)
         .api_route("/v1/games/live", Method::GET, lists::live_games)
         .api_route("/v1/games/featured", Method::GET, lists::featured_games)
-        .api_route("/v1/games/{id}", Method::GET, game_record)
-        .api_route("/v1/games/{id}/analysis", Method::GET, game_analysis)
         .api_route("/v1/games/{id}/play", Method::GET, ws::play::play)
         .api_route("/v1/games/{id}/watch", Method::GET, ws::watch::watch)
+        .api_route("/v1/games/{id}", Method::GET, game_record)
+        .api_route("/v1/games/{id}/analysis", Method::GET, game_analysis)
         .api_route("/v1/players/{id}/games", Method::GET, player_games);
 }
 
