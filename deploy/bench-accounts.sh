@@ -13,7 +13,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 server=postgres://postgres@127.0.0.1:5432
 psql "$server/postgres" -qc "DROP DATABASE IF EXISTS mancala_bench WITH (FORCE)" -c "CREATE DATABASE mancala_bench"
 DATABASE_URL=$server/mancala_bench APP_BIND=127.0.0.1:18080 APP_REDIS_PREFIX="bench:$$:" \
-  APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 RUST_LOG=warn "$target_dir/release/matchmaking" &
+  APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 APP_LIMIT_REGISTRATIONS_PER_IP=1000000000/60 RUST_LOG=warn "$target_dir/release/matchmaking" &
 pid=$!
 trap 'kill $pid 2>/dev/null; psql "$server/postgres" -qc "DROP DATABASE IF EXISTS mancala_bench WITH (FORCE)"' EXIT
 for _ in $(seq 50); do curl -sf localhost:18080/readyz >/dev/null && break; sleep 0.2; done

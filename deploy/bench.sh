@@ -129,7 +129,7 @@ fresh() {
   export DATABASE_URL=$server/$database APP_REDIS_PREFIX="bench:$$:$RANDOM:" RUST_LOG=error \
     APP_LOG_FORMAT=json APP_INTERNAL_TOKEN=bench-token \
     APP_JWT_PRIVATE_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=') \
-    APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 APP_WS_RATE=1000/1000 APP_PAIRING_WAVE_MS=500 \
+    APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 APP_LIMIT_REGISTRATIONS_PER_IP=1000000000/60 APP_WS_RATE=1000/1000 APP_PAIRING_WAVE_MS=500 \
     APP_WS_TIMEOUT_SECS=120 APP_HTTP_REQUESTS_PER_ADDRESS=0
   # (The load generator is one address standing for thousands of players,
   # as a proxy would be: the per-address limit is for real clients.)

@@ -1,15 +1,21 @@
 // Who I am, in the header: a guest can register (keeping their id, games
 // and ratings) or sign in to an account; a registered player can sign out
-// (and continues as a new guest, since playing needs a session).
+// (and continues as a new guest, since playing needs a session). Without
+// any session (no guest could be made: the address made too many new
+// players) the header still offers to sign in.
 
 import { h } from './dom.js';
 import { t } from './i18n.js';
-import { api, closeAccount, currentPlayer, login, logout, onSessionChange, register } from './api.js';
+import { api, closeAccount, currentPlayer, login, logout, makingGuest, onSessionChange, register } from './api.js';
 import { errorMessage } from './format.js';
 import { toast } from './ui.js';
 
+// Registering needs a guest to upgrade; without one (or as a registered
+// player) only signing in is offered.
+const mayRegister = () => currentPlayer()?.guest === true;
+
 export function openAccountDialog(start = 'register') {
-  let tab = currentPlayer()?.guest === false ? 'login' : start;
+  let tab = mayRegister() ? start : 'login';
   const error = h('p', { class: 'error-text', 'data-testid': 'account-error', role: 'alert' });
   const username = h('input', { type: 'text', name: 'username', autocomplete: 'username', required: true, minlength: 3, maxlength: 20, pattern: '[A-Za-z0-9_\\-]{3,20}', 'data-testid': 'account-username' });
   const password = h('input', { type: 'password', name: 'password', required: true, minlength: 8, maxlength: 128, 'data-testid': 'account-password' });
@@ -26,7 +32,8 @@ export function openAccountDialog(start = 'register') {
   const dialog = h('dialog', { class: 'dialog', 'data-testid': 'account-dialog', 'aria-label': t('account') }, tabs, form);
 
   function drawTab() {
-    const canRegister = currentPlayer()?.guest !== false;
+    const canRegister = mayRegister();
+    if (!canRegister) tab = 'login';
     tabs.replaceChildren(...['register', 'login'].filter((name) => name === 'login' || canRegister).map((name) => h('button', {
       type: 'button', role: 'tab', class: 'tab', 'aria-selected': String(name === tab), text: t(name === 'register' ? 'register' : 'sign_in'),
       onclick: () => { tab = name; drawTab(); },
@@ -53,7 +60,18 @@ export function openAccountDialog(start = 'register') {
       submit.disabled = false;
     }
   });
-  dialog.addEventListener('close', () => dialog.remove());
+  // A guest made (or a sign-in in another tab) while the dialog is open
+  // changes which tabs apply.
+  let could = mayRegister();
+  const forget = onSessionChange(() => {
+    if (mayRegister() === could) return;
+    could = mayRegister();
+    drawTab();
+  });
+  dialog.addEventListener('close', () => {
+    forget();
+    dialog.remove();
+  });
   document.body.append(dialog);
   dialog.showModal();
   username.focus();
@@ -106,7 +124,8 @@ function openCloseDialog() {
       dialog.close();
       toast(t('close_account_done'));
     } catch (e) {
-      error.textContent = errorMessage(e);
+      // Signed in already: what was wrong is the password typed here.
+      error.textContent = e.code === 'invalid_credentials' ? t('close_wrong_password') : errorMessage(e);
     }
   });
   dialog.addEventListener('close', () => dialog.remove());
@@ -117,8 +136,13 @@ function openCloseDialog() {
 export function mountAccountWidget(box) {
   function draw() {
     const me = currentPlayer();
-    if (!me) {
+    if (!me && makingGuest()) {
       box.replaceChildren();
+      return;
+    }
+    if (!me) {
+      box.replaceChildren(
+        h('button', { type: 'button', class: 'button small', 'data-testid': 'sign-in', text: t('sign_in_short'), onclick: () => openAccountDialog('login') }));
       return;
     }
     box.replaceChildren(

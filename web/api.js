@@ -40,7 +40,11 @@ function save(next, why = 'changed') {
     if (next) localStorage.setItem(KEY, JSON.stringify(next));
     else localStorage.removeItem(KEY);
   } catch { /* storage unavailable: the session lasts this page */ }
-  for (const fn of listeners) fn(next?.player ?? null, why);
+  tell(why);
+}
+
+function tell(why) {
+  for (const fn of listeners) fn(session?.player ?? null, why);
 }
 
 window.addEventListener('storage', (event) => {
@@ -140,17 +144,38 @@ export async function ensureSession() {
 }
 
 let starting = null;
+
+// Whether a guest is being made now: meanwhile the header waits for it
+// rather than offer to sign in for the moment that takes.
+export function makingGuest() {
+  return starting !== null;
+}
+
 function startGuest() {
   if (!starting) {
     starting = raw('POST', '/v1/auth/guest')
-      .then((body) => save(fromAnswer(body), 'guest'))
+      .then((body) => {
+        // Signed in meanwhile (the page offers it once no guest could be
+        // made, and "try again" may be on its way): that session stands,
+        // and the guest is let go.
+        if (session) {
+          raw('POST', '/v1/auth/logout', { refresh_token: body.refresh_token }).catch(() => {});
+          return;
+        }
+        save(fromAnswer(body), 'guest');
+      })
       .catch((error) => {
         // A refusal here is the limit on new players from one address,
         // which deserves its own words.
         if (error.code === 'rate_limited') error.context = 'signup';
         throw error;
       })
-      .finally(() => { starting = null; });
+      .finally(() => {
+        starting = null;
+        // None made: whoever waited for it hears there is no session.
+        if (!session) tell('no_guest');
+      });
+    if (!session) tell('making_guest');
   }
   return starting;
 }

@@ -3,7 +3,7 @@
 
 import { applyI18n, getLang, setLang, t } from './i18n.js';
 import { currentPlayer, currentRole, ensureSession, onSessionChange } from './api.js';
-import { mountAccountWidget } from './account.js';
+import { mountAccountWidget, openAccountDialog } from './account.js';
 import { reload, startRouter } from './router.js';
 import { errorMessage } from './format.js';
 import { h } from './dom.js';
@@ -22,6 +22,29 @@ function mountLangSwitch(button) {
   draw();
 }
 
+// Without a session nothing works: say why, and offer to try again or
+// to sign in to an account (the one way in when this address may make no
+// more guests). Settles on "try again", or once a session appears.
+function bootFailed(main, error) {
+  return new Promise((resolve) => {
+    const draw = () => {
+      main.replaceChildren(h('section', { class: 'card narrow boot-error', 'data-testid': 'boot-failed' },
+        h('p', { class: 'error-text', 'data-testid': 'boot-error', text: errorMessage(error) }),
+        h('div', { class: 'button-row' },
+          h('button', { type: 'button', class: 'button', 'data-testid': 'boot-retry', text: t('retry'), onclick: done }),
+          h('button', { type: 'button', class: 'button accent', 'data-testid': 'boot-sign-in', text: t('sign_in'), onclick: () => openAccountDialog('login') }))));
+    };
+    const forget = onSessionChange((player) => { if (player) done(); });
+    window.addEventListener('langchange', draw);
+    function done() {
+      forget();
+      window.removeEventListener('langchange', draw);
+      resolve();
+    }
+    draw();
+  });
+}
+
 async function boot() {
   applyI18n(document);
   mountLangSwitch(document.querySelector('.lang-switch'));
@@ -29,20 +52,17 @@ async function boot() {
   window.addEventListener('sessionlost', (event) => {
     toast(event.detail.wasGuest ? t('session_lost_guest') : t('session_lost'), 'error', 8000);
   });
+  // From the start: without a session (no guest could be made) the
+  // header offers to sign in to an account.
+  mountAccountWidget(document.querySelector('.account'));
   for (;;) {
     try {
       await ensureSession();
       break;
     } catch (error) {
-      // Without a session nothing works: say why and offer to retry.
-      await new Promise((resolve) => {
-        main.replaceChildren(h('section', { class: 'card narrow' },
-          h('p', { class: 'error-text', 'data-testid': 'boot-error', text: errorMessage(error) }),
-          h('button', { type: 'button', class: 'button', text: t('retry'), onclick: resolve })));
-      });
+      await bootFailed(main, error);
     }
   }
-  mountAccountWidget(document.querySelector('.account'));
   // The moderators' link only for those with the role (the pages and the
   // server check it again).
   const modLink = document.querySelector('[data-nav="mod"]');

@@ -371,18 +371,57 @@ export function attach3d(board) {
     }
   }
 
-  // A store's label lies on the wood past the store's near end, one line
-  // as wide as the board's end beside the last pit; a longer name is cut
-  // short there (the store's aria-label keeps it whole). It is placed in
-  // the store's own box, whose corner is at `storeBox`'s (less no ring).
+  // A store's label lies on the wood past the store's near end, on one
+  // line: centred there when it fits the board's end beside the last pit;
+  // a longer one (a narrow phone, a player's name) starts at the board's
+  // end and runs along the near edge towards the middle, below the near
+  // row, as far as it needs (each store has its half of the edge). Only
+  // past that half is it set smaller, and only past the smallest size cut
+  // short (the store's aria-label keeps it whole). It is placed in the
+  // store's own box, whose corner is at `storeBox`'s (less no ring).
+  const naturalWidths = new WeakMap();
+  function naturalWidth(label) {
+    // The page's width too: the small-screen styles change the letters
+    // (capitals or not).
+    const key = `${document.documentElement.lang}|${innerWidth}|${label.textContent}`;
+    const known = naturalWidths.get(label);
+    if (known?.key === key) return known.measure;
+    label.style.fontSize = '';
+    label.style.width = 'max-content';
+    const width = label.getBoundingClientRect().width;
+    const fontPx = parseFloat(getComputedStyle(label).fontSize) || 10;
+    const measure = { width, fontPx };
+    naturalWidths.set(label, { key, measure });
+    return measure;
+  }
+
   function placeStoreLabel(store, seat, bottom, project, storeBox, fits) {
     const label = store.querySelector('.store-label');
     const side = seat === bottom ? 1 : -1;
     const z = (PIT_RADIUS * 3.2 + BOARD_DEPTH / 2) / 2;
     const [inner] = project(new THREE.Vector3(side * (2.5 * PIT_SPACING + PIT_RADIUS), 0, z));
-    const [outer] = project(new THREE.Vector3(side * BOARD_LENGTH / 2, 0, z));
-    const [x, y] = project(new THREE.Vector3(side * STORE_X, 0, z));
-    const width = Math.max(24, Math.abs(outer - inner) * 0.9); // clear of the board's edge
+    const [outer, outerY] = project(new THREE.Vector3(side * BOARD_LENGTH / 2, 0, z));
+    const [middle, middleY] = project(new THREE.Vector3(side * PIT_SPACING / 4, 0, z));
+    let [x, y] = project(new THREE.Vector3(side * STORE_X, 0, z));
+    const room = Math.max(24, Math.abs(outer - inner) * 0.9); // clear of the board's edge
+    const natural = naturalWidth(label);
+    let width = room;
+    let fontPx = natural.fontPx;
+    if (natural.width > room) {
+      // Into the board on screen, from its end (as far from the edge as a
+      // centred label would be).
+      const toward = Math.sign(middle - outer) || -side;
+      const edge = outer + toward * (Math.abs(outer - inner) * 0.05);
+      const most = Math.max(room, Math.abs(middle - edge));
+      const smallest = Math.min(fontPx, 8);
+      if (natural.width > most) fontPx = Math.max(smallest, (fontPx * most) / natural.width);
+      width = Math.min(most, Math.ceil((natural.width * fontPx) / natural.fontPx) + 1);
+      x = edge + (toward * width) / 2;
+      // Along the edge as drawn (it slants when the view is turned).
+      const along = middle === outer ? 0 : (x - outer) / (middle - outer);
+      y = outerY + along * (middleY - outerY);
+    }
+    label.style.fontSize = fontPx === natural.fontPx ? '' : `${fontPx}px`;
     const height = label.offsetHeight;
     label.style.width = `${width}px`;
     label.style.left = `${x - storeBox.left}px`;

@@ -11,6 +11,7 @@ pub mod lobby;
 pub mod moderation;
 pub mod rating;
 pub mod schema;
+pub mod text;
 pub mod tournament;
 pub mod variant;
 

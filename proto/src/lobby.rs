@@ -98,7 +98,19 @@ pub struct QueueStatus {
     pub waiting: u64,
     /// The rating difference this player accepts now; it widens.
     pub window: f64,
+    /// Until a pairing wave that may pair this player with someone
+    /// waiting now (their rating windows met); when nobody waiting is in
+    /// reach before the AI fallback (`by_ai_fallback`), the fallback's
+    /// countdown. An estimate: newcomers may come sooner.
     pub estimated_wait_ms: u64,
+    /// Whether `estimated_wait_ms` is the AI fallback's countdown: nobody
+    /// waiting can be paired with this player before it.
+    #[serde(default)]
+    pub by_ai_fallback: bool,
+    /// Others waiting who are not paired with this player now because the
+    /// two just played each other (in `waiting`, but not opponents).
+    #[serde(default)]
+    pub last_opponents_waiting: u64,
     /// When an AI opponent comes if no person does.
     pub ai_fallback_in_ms: u64,
 }
@@ -160,6 +172,10 @@ pub struct MyGame {
     #[schema(value_type = u8, maximum = 1)]
     pub seat: Side,
     pub ws_path: String,
+    /// The arena tournament the game belongs to (the way back to it after
+    /// the game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<Uuid>,
 }
 
 /// Which side the human takes against the AI.

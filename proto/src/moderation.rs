@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::VariantName;
 use crate::rating::{MarkKind, RatingPoint};
+use crate::text::TextField;
 
 /// What a player may do beyond playing. Carried in access tokens.
 #[derive(
@@ -61,6 +62,17 @@ impl Role {
         self >= Role::Moderator
     }
 }
+
+/// What a reporter may add to a report.
+pub const REPORT_TEXT: TextField = TextField::paragraphs("text", 0, 1000);
+/// A moderator's note on an account.
+pub const NOTE_TEXT: TextField = TextField::paragraphs("text", 1, 2000);
+/// The reason of a moderator's action, a lifting or a closed report.
+pub const REASON: TextField = TextField::paragraphs("reason", 1, 500);
+/// A display name a moderator gives.
+pub const DISPLAY_NAME: TextField = TextField::line("name", 1, 40);
+/// A name moderators search for.
+pub const SEARCH_NAME: TextField = TextField::line("name", 1, 40);
 
 /// Why a player reports another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -118,12 +130,27 @@ pub struct ReportFiled {
     pub id: i64,
 }
 
+/// How much a reporter's word weighs, by what their account has behind
+/// it when the queue is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReporterStanding {
+    /// A guest: one click made it.
+    Guest,
+    /// Registered, but younger than a week or with fewer than ten rated
+    /// games.
+    New,
+    /// Registered, a week old or more, with ten rated games or more.
+    Established,
+}
+
 /// A report, as moderators see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Report {
     pub id: i64,
     pub reporter: PlayerRef,
+    pub reporter_standing: ReporterStanding,
     pub player: PlayerRef,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<Uuid>,
@@ -145,7 +172,7 @@ pub struct PlayerRef {
 }
 
 /// `GET /v1/mod/reports`: the open reports, grouped by the reported
-/// account, the most reported first.
+/// account, the weightiest first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReportQueue {
@@ -159,6 +186,10 @@ pub struct ReportedAccount {
     pub player: PlayerRef,
     /// Distinct reporters.
     pub reporters: u32,
+    /// What the reports weigh together, the queue's order: each network
+    /// the reporters signed up from counts once, at its best-standing
+    /// reporter (1 established, 0.5 new, 0.2 guest).
+    pub weight: f64,
     pub reports: Vec<Report>,
 }
 
@@ -250,10 +281,21 @@ pub struct SanctionNotice {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ModAction {
-    /// Shown to the player until they dismiss it.
-    Warn { reason: String },
+    /// Shown to the player until they dismiss it. `about`: the reason of
+    /// the reports it answers (they are closed); none when absent.
+    Warn {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        about: Option<ReportReason>,
+    },
     /// No ranked queue and no rated invite for `hours` (1 to 8,760).
-    BanRanked { reason: String, hours: u32 },
+    /// `about`: the reason of the reports it answers, as for a warning.
+    BanRanked {
+        reason: String,
+        hours: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        about: Option<ReportReason>,
+    },
     /// The account cannot sign in; its sessions end at once; its name stays
     /// taken, its games stay, it leaves the leaderboards.
     Close { reason: String },
@@ -277,13 +319,33 @@ pub enum ModAction {
 impl ModAction {
     pub fn reason(&self) -> &str {
         match self {
-            ModAction::Warn { reason }
+            ModAction::Warn { reason, .. }
             | ModAction::BanRanked { reason, .. }
             | ModAction::Close { reason }
             | ModAction::Reopen { reason }
             | ModAction::Rename { reason, .. }
             | ModAction::Mark { reason, .. }
             | ModAction::SetRole { reason, .. } => reason,
+        }
+    }
+
+    /// The open reports about the account that the action answers, and
+    /// so closes: a mark answers the reports of its kind, a new name the
+    /// reports about the name, a closed account every report; a warning
+    /// or a ban the reports of the reason it is given `about`. Nothing
+    /// else closes a report but a moderator closing it.
+    pub fn answers(&self) -> Answers {
+        match self {
+            ModAction::Warn { about, .. } | ModAction::BanRanked { about, .. } => {
+                about.map_or(Answers::None, Answers::Reason)
+            }
+            ModAction::Mark { mark, .. } => Answers::Reason(match mark {
+                MarkKind::Booster => ReportReason::Boosting,
+                MarkKind::Engine => ReportReason::Engine,
+            }),
+            ModAction::Rename { .. } => Answers::Reason(ReportReason::OffensiveName),
+            ModAction::Close { .. } => Answers::All,
+            ModAction::Reopen { .. } | ModAction::SetRole { .. } => Answers::None,
         }
     }
 
@@ -299,6 +361,14 @@ impl ModAction {
             ModAction::SetRole { .. } => "set_role",
         }
     }
+}
+
+/// Which open reports an action closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answers {
+    None,
+    Reason(ReportReason),
+    All,
 }
 
 /// `POST /v1/mod/sanctions/{id}/lift`, `POST /v1/mod/reports/{id}/close`.
@@ -517,12 +587,99 @@ pub struct MyData {
     pub username: Option<String>,
     /// RFC 3339.
     pub created_at: String,
+    /// The network (an IPv4 /24, an IPv6 /64) the account was made from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signup_network: Option<String>,
+    /// The networks the account signed in or kept a session from.
+    pub networks: Vec<DataNetwork>,
+    /// Every sign-in kept (a session: it lasts while its refresh token is
+    /// used), newest first.
+    pub sessions: Vec<DataSession>,
     pub ratings: Vec<AccountRating>,
     /// Every game, oldest first, with its moves (the pits played, 1 to 6,
     /// in order).
     pub games: Vec<DataGame>,
+    /// Games not played that the fair-play rules recorded.
+    pub fair_play: Vec<RecordedOffence>,
     /// What moderators put on the account (never their notes).
     pub sanctions: Vec<SanctionNotice>,
+    /// The reports you filed about others.
+    pub reports_filed: Vec<FiledReport>,
+    /// The arenas you joined.
+    pub tournaments: Vec<DataTournament>,
+    /// The friend invites you made.
+    pub invites: Vec<DataInvite>,
+}
+
+/// A network an account used, in [`MyData`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DataNetwork {
+    pub network: String,
+    /// RFC 3339.
+    pub first_seen: String,
+    /// RFC 3339.
+    pub last_seen: String,
+}
+
+/// A sign-in, in [`MyData`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DataSession {
+    /// RFC 3339.
+    pub started_at: String,
+    /// RFC 3339: when it ends unless used.
+    pub expires_at: String,
+    /// RFC 3339: when it was ended (signed out, closed, or a replayed
+    /// token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+}
+
+/// A report you filed, in [`MyData`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FiledReport {
+    pub id: i64,
+    pub player: PlayerRef,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<Uuid>,
+    pub reason: ReportReason,
+    pub text: String,
+    /// RFC 3339.
+    pub at: String,
+    /// RFC 3339: when a moderator answered it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<String>,
+}
+
+/// An arena joined, in [`MyData`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DataTournament {
+    pub id: Uuid,
+    pub name: String,
+    pub variant: VariantName,
+    /// RFC 3339.
+    pub joined_at: String,
+    /// The rating you joined with.
+    pub rating: f64,
+    pub withdrawn: bool,
+    /// Whether you made it (a private arena).
+    pub made_by_you: bool,
+}
+
+/// A friend invite made, in [`MyData`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DataInvite {
+    pub code: String,
+    pub rated: bool,
+    /// RFC 3339.
+    pub created_at: String,
+    /// The game it started, once accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<Uuid>,
 }
 
 /// One game of [`MyData`].

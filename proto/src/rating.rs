@@ -88,7 +88,12 @@ pub struct VariantRating {
 pub struct Profile {
     pub id: Uuid,
     pub name: String,
+    /// A guest account (never for a closed one: closing forgets whether
+    /// it had a username).
     pub guest: bool,
+    /// The account was closed (by its player or a moderator).
+    #[serde(default)]
+    pub closed: bool,
     pub ratings: Vec<VariantRating>,
 }
 

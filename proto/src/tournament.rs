@@ -8,6 +8,14 @@ use uuid::Uuid;
 use crate::VariantName;
 use crate::error::ErrorBody;
 use crate::game::TimeControl;
+use crate::text::TextField;
+
+/// A tournament's name, from a player or from the operator's schedule.
+pub const TOURNAMENT_NAME: TextField = TextField::line("name", 1, 60);
+
+/// The highest rating band a tournament may set: no Glicko-2 rating comes
+/// near it, and a larger number is a mistake to answer, not to store.
+pub const MAX_RATING_BAND: u32 = 5_000;
 
 /// `POST /v1/tournaments`: a private arena, joined with its code.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]

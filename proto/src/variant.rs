@@ -2,10 +2,17 @@
 //! `mancala_rules::Variant`'s serde form, `{"variant": "kalah", "pits": 6,
 //! "seeds": 4, "empty_capture": false, "end": "immediate"}`, or
 //! `{"variant": "oware"}`, `{"variant": "mangala"}`.
+//!
+//! A request may also name the game alone, `"kalah"`, wherever a variant
+//! goes: the standard rules. Answers always carry the object form, so a
+//! reader meets one shape; writers may use the short one.
+
+use std::borrow::Cow;
 
 use mancala_rules::{KalahEnd, KalahOptions, Variant};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess, Visitor, value::MapAccessDeserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
 /// When a Kalah game ends.
@@ -29,10 +36,30 @@ fn four() -> u8 {
     4
 }
 
-/// A rule set and its options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ToSchema)]
-#[serde(tag = "variant", rename_all = "snake_case", deny_unknown_fields)]
+/// A rule set and its options. Read from a request as a name
+/// (`"kalah"`: the standard rules) or as [`VariantObject`]; written as
+/// the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "variant", rename_all = "snake_case")]
 pub enum VariantSpec {
+    Kalah {
+        pits: u8,
+        seeds: u8,
+        empty_capture: bool,
+        end: KalahEndSpec,
+    },
+    Oware {},
+    Mangala {},
+}
+
+/// A variant with its options, as an object: `{"variant": "kalah",
+/// "seeds": 5}`. Options left out take their defaults.
+///
+/// The same shape as [`VariantSpec`], kept apart so that the short form
+/// (a name) can be read beside it; a test checks the two agree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema, ToSchema)]
+#[serde(tag = "variant", rename_all = "snake_case", deny_unknown_fields)]
+pub enum VariantObject {
     Kalah {
         /// Pits a side: 6 on a board that is played (the rules engine
         /// also knows smaller ones, for analysis).
@@ -53,6 +80,100 @@ pub enum VariantSpec {
     // "seeds": 9}` must be refused like any unknown field.
     Oware {},
     Mangala {},
+}
+
+impl From<VariantObject> for VariantSpec {
+    fn from(object: VariantObject) -> VariantSpec {
+        match object {
+            VariantObject::Kalah {
+                pits,
+                seeds,
+                empty_capture,
+                end,
+            } => VariantSpec::Kalah {
+                pits,
+                seeds,
+                empty_capture,
+                end,
+            },
+            VariantObject::Oware {} => VariantSpec::Oware {},
+            VariantObject::Mangala {} => VariantSpec::Mangala {},
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for VariantSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<VariantSpec, D::Error> {
+        struct Either;
+
+        impl<'de> Visitor<'de> for Either {
+            type Value = VariantSpec;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a variant: \"kalah\", \"oware\" or \"mangala\", or an object such as {\"variant\": \"kalah\", \"seeds\": 5}",
+                )
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<VariantSpec, E> {
+                VariantName::parse(text)
+                    .map(VariantName::standard)
+                    .ok_or_else(|| E::unknown_variant(text, VARIANT_NAMES))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<VariantSpec, A::Error> {
+                VariantObject::deserialize(MapAccessDeserializer::new(map)).map(VariantSpec::from)
+            }
+        }
+
+        deserializer.deserialize_any(Either)
+    }
+}
+
+const VARIANT_NAMES: &[&str] = &["kalah", "oware", "mangala"];
+
+/// In a schema: `oneOf` the name and the object.
+impl JsonSchema for VariantSpec {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("VariantSpec")
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A variant: its name alone (the standard rules) or an object with its options.",
+            "oneOf": [
+                generator.subschema_for::<VariantName>(),
+                generator.subschema_for::<VariantObject>(),
+            ],
+        })
+    }
+}
+
+impl utoipa::PartialSchema for VariantSpec {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{OneOfBuilder, Ref};
+        OneOfBuilder::new()
+            .description(Some(
+                "A variant: its name alone (the standard rules) or an object with its options.",
+            ))
+            .item(Ref::from_schema_name(VariantName::name()))
+            .item(Ref::from_schema_name(VariantObject::name()))
+            .into()
+    }
+}
+
+impl ToSchema for VariantSpec {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema;
+        schemas.push((VariantName::name().into(), VariantName::schema()));
+        schemas.push((VariantObject::name().into(), VariantObject::schema()));
+        <VariantObject as ToSchema>::schemas(schemas);
+    }
 }
 
 /// Which game, without its options: what queues, leaderboards and lists
@@ -203,6 +324,20 @@ mod tests {
         let bad: VariantSpec = serde_json::from_str(r#"{"variant":"kalah","pits":9}"#).unwrap();
         assert!(Variant::try_from(bad).is_err());
         assert!(serde_json::from_str::<VariantSpec>(r#"{"variant":"chess"}"#).is_err());
+        for name in VariantName::ALL {
+            let short: VariantSpec =
+                serde_json::from_str(&format!("\"{}\"", name.as_str())).unwrap();
+            assert_eq!(
+                short,
+                name.standard(),
+                "the name alone is the standard rules"
+            );
+        }
+        let error = serde_json::from_str::<VariantSpec>(r#""chess""#).unwrap_err();
+        assert!(error.to_string().contains("kalah"), "{error}");
+        for not_a_variant in ["4", "[\"kalah\"]", "null", "true"] {
+            assert!(serde_json::from_str::<VariantSpec>(not_a_variant).is_err());
+        }
         for unknown in [
             r#"{"variant":"oware","seeds":9}"#,
             r#"{"variant":"mangala","pits":7}"#,

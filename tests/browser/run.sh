@@ -6,6 +6,7 @@
 #   tests/browser/run.sh                 # uses target/debug/arena
 #   ARENA_BIN=/path/to/arena tests/browser/run.sh
 #   tests/browser/run.sh tests/browser/tests/room-closed.test.mjs   # one file
+#   ARENA_WEB_DIR=/tmp/old/web tests/browser/run.sh ...   # another copy of the client
 #
 # Screenshots land in tests/artifacts/browser/ (git-ignored).
 set -euo pipefail
@@ -53,6 +54,10 @@ pg_host="${PGHOST:-127.0.0.1}"
 pg_port="${PGPORT:-5432}"
 pg_user="${PGUSER:-postgres}"
 redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
+# The client served: web/, or another copy of it (to run a test against
+# the client as it was before a change).
+web_dir="${ARENA_WEB_DIR:-$root/web}"
+case "$web_dir" in /*) ;; *) web_dir="$(pwd)/$web_dir" ;; esac
 suffix="$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
 db="browser_$suffix"
 prefix="browser_$suffix:"
@@ -92,7 +97,7 @@ psql -q -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -c "CREATE DATABAS
 DATABASE_URL="postgres://$pg_user@$pg_host:$pg_port/$db" \
 REDIS_URL="$redis_url" \
 APP_REDIS_PREFIX="$prefix" \
-APP_WEB_DIR="$root/web" \
+APP_WEB_DIR="$web_dir" \
 APP_PUBLIC_URL="$base" \
 APP_AI_FALLBACK_SECS=2 \
 APP_RECONNECT_SECS=3 \
@@ -101,6 +106,7 @@ APP_LOBBY_TICK_MS=500 \
 APP_LOBBY_STATS_SECS=1 \
 APP_AI_DEADLINE_MS=500 \
 APP_LIMIT_SIGNUPS_PER_IP=1000/3600 \
+APP_LIMIT_REGISTRATIONS_PER_IP=1000/3600 \
 APP_LOG_FORMAT=pretty \
 RUST_LOG="${RUST_LOG:-warn}" \
   "$bin" --bind "127.0.0.1:$port" >"$log" 2>&1 &
@@ -128,6 +134,10 @@ export ARTIFACTS="$root/tests/artifacts/browser"
 # For the moderation tests: the site owner's command line against the same stores.
 export ARENA_ADMIN_BIN="$(dirname "$bin")/mancala-admin"
 export ARENA_REDIS_URL="$redis_url" ARENA_REDIS_PREFIX="$prefix"
+# For tests that need a server of their own with the default settings
+# (harness.mjs `startArena`): the same binary, client and stores.
+export ARENA_BIN="$bin" ARENA_WEB_DIR="$web_dir"
+export ARENA_PG_HOST="$pg_host" ARENA_PG_PORT="$pg_port" ARENA_PG_USER="$pg_user"
 # Arguments name test files to run (all of them when none are given).
 if [ "$#" -gt 0 ]; then tests=("$@"); else tests=("$here"/tests/*.test.mjs); fi
 # Bounded twice: a test that hangs fails on its own (3 min; the longest

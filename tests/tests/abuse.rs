@@ -37,6 +37,7 @@ impl Arena {
             ("APP_LOG_FORMAT", "json".to_owned()),
             ("RUST_LOG", "warn".to_owned()),
             ("APP_LIMIT_SIGNUPS_PER_IP", "1000/60".to_owned()),
+            ("APP_LIMIT_REGISTRATIONS_PER_IP", "1000/60".to_owned()),
         ];
         for (name, value) in extra {
             env.push((name, (*value).to_owned()));

@@ -46,6 +46,7 @@ fn environment(stores: &TestStores, shared: &Shared, redis: &str) -> Vec<(&'stat
         ("APP_WS_RATE", "200/100".to_owned()),
         // Every guest here comes from one address.
         ("APP_LIMIT_SIGNUPS_PER_IP", "10000/60".to_owned()),
+        ("APP_LIMIT_REGISTRATIONS_PER_IP", "10000/60".to_owned()),
     ]
 }
 

@@ -240,6 +240,7 @@ async fn deploy(ha: &Ha) -> Deployment {
         ),
         // Every guest here comes from one address.
         ("APP_LIMIT_SIGNUPS_PER_IP", "10000/60".to_owned()),
+        ("APP_LIMIT_REGISTRATIONS_PER_IP", "10000/60".to_owned()),
     ];
     let with = |extra: &[(&'static str, String)]| {
         let mut env = common.clone();

@@ -11,7 +11,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use awc::ws::{CloseCode, CloseReason, Message};
-use common::{Arena, WAIT, both_move, resign};
+use common::{Arena, WAIT, both_move, play_plies, resign};
 use mancala_tests::harness::{Guest, Ws, call, request};
 use serde_json::{Value, json};
 
@@ -128,9 +128,15 @@ async fn with_default_settings_games_nobody_has_open_leave_the_lobby_within_seco
     // Made but not opened: nobody is playing them yet.
     assert_eq!(lobby_view(&arena).await, (vec![], vec![], 0));
     let mut tabs = Vec::new();
-    for (game, who) in [(&ai, &a), (&friends, &a), (&friends, &b), (&one_device, &b)] {
+    for (game, who) in [(&ai, &a), (&one_device, &b)] {
         tabs.push(arena.play(game, who).await.0);
     }
+    // The friends' game is featured once both have moved (issue 57: a
+    // game just made is not worth sending watchers to).
+    let (mut first, state) = arena.play(&friends, &a).await;
+    let (mut second, _) = arena.play(&friends, &b).await;
+    play_plies([&mut first, &mut second], &state, 2).await;
+    tabs.extend([first, second]);
     let everyone_here = Instant::now() + WAIT;
     loop {
         let (mut live, featured, playing) = lobby_view(&arena).await;
@@ -202,9 +208,15 @@ async fn featured_games_are_between_people_and_carry_their_watchers() {
     let friends = arena.room(&a, &b, false, None).await;
     // Listed while someone plays them: their players have them open.
     let mut tabs = Vec::new();
-    for (game, who) in [(&alone, &a), (&versus_ai, &b), (&friends, &a)] {
+    for (game, who) in [(&alone, &a), (&versus_ai, &b)] {
         tabs.push(arena.play(game, who).await.0);
     }
+    // Featured once both have moved.
+    let (mut first, state) = arena.play(&friends, &a).await;
+    let (mut second, _) = arena.play(&friends, &b).await;
+    play_plies([&mut first, &mut second], &state, 2).await;
+    drop(second);
+    tabs.push(first);
     let _watcher = Ws::open(format!("{}/v1/games/{friends}/watch", arena.base()))
         .await
         .unwrap();

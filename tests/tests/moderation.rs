@@ -9,13 +9,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Arena, WAIT, play_plies};
-use mancala_platform::ExposeSecret;
-use mancala_platform::testing::{database_url, redis_url};
-use mancala_tests::harness::{Guest, Ws, binary, call, request};
+use common::{Arena, PASSWORD, WAIT, play_plies};
+use mancala_tests::harness::{Guest, Ws, call};
 use serde_json::{Value, json};
-
-const PASSWORD: &str = "correct horse battery";
 
 /// Everyone who played a rated game is on the leaderboard (the defaults
 /// want ten games and a settled deviation).
@@ -23,43 +19,6 @@ const EVERYONE_ON_THE_BOARD: [(&str, &str); 2] = [
     ("APP_LEADERBOARD_MIN_GAMES", "1"),
     ("APP_LEADERBOARD_MAX_RD", "500"),
 ];
-
-/// Signs `who` in again: a token that carries the role they hold now.
-async fn sign_in(arena: &Arena, name: &str) -> Guest {
-    let session = request(
-        "POST",
-        format!("{}/v1/auth/login", arena.base()),
-        Some(json!({"username": name, "password": PASSWORD})),
-        None,
-    )
-    .await;
-    Guest {
-        id: session["player"]["id"].as_str().unwrap().to_owned(),
-        token: session["access_token"].as_str().unwrap().to_owned(),
-    }
-}
-
-/// The first admin, as the site's owner makes one: `mancala-admin grant`
-/// against the same stores, then a fresh sign-in.
-async fn admin(arena: &Arena, name: &str) -> Guest {
-    arena.registered(name).await;
-    let output = std::process::Command::new(binary("mancala-admin"))
-        .args(["grant", name, "admin", "--reason", "the site's owner"])
-        .env(
-            "DATABASE_URL",
-            database_url(&arena.stores.database).expose_secret(),
-        )
-        .env("REDIS_URL", redis_url().expose_secret())
-        .env("APP_REDIS_PREFIX", &arena.stores.prefix)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "mancala-admin: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    sign_in(arena, name).await
-}
 
 /// A moderators' call: status and body.
 async fn moderate(
@@ -201,7 +160,7 @@ async fn leaderboard_ids(arena: &Arena) -> Vec<String> {
 #[actix_rt::test]
 async fn a_marked_booster_loses_the_farmed_points_on_both_sides_and_the_history_says_why() {
     let arena = Arena::start(&EVERYONE_ON_THE_BOARD).await;
-    let boss = admin(&arena, "boss").await;
+    let boss = arena.admin("boss").await;
     let farmer = arena.registered("farmer").await;
     let sybils = [
         arena.registered("sybil_a").await,
@@ -363,7 +322,7 @@ async fn a_marked_booster_loses_the_farmed_points_on_both_sides_and_the_history_
 async fn every_moderators_route_refuses_a_player_route_by_route() {
     let arena = Arena::start(&[]).await;
     let player = arena.registered("plain").await;
-    let boss = admin(&arena, "boss").await;
+    let boss = arena.admin("boss").await;
     let helper = arena.registered("helper").await;
     act(
         &arena,
@@ -372,7 +331,7 @@ async fn every_moderators_route_refuses_a_player_route_by_route() {
         json!({"action": "set_role", "role": "moderator", "reason": "joins the team"}),
     )
     .await;
-    let helper = sign_in(&arena, "helper").await;
+    let helper = arena.sign_in("helper").await;
     let (_, document) = call(
         "GET",
         format!("{}/v1/openapi.json", arena.base()),
@@ -433,7 +392,7 @@ async fn every_moderators_route_refuses_a_player_route_by_route() {
     .await;
     let (status, _) = moderate(&arena, &helper, "GET", "/v1/mod/reports", None).await;
     assert_eq!(status, 401, "the old token is revoked");
-    let helper = sign_in(&arena, "helper").await;
+    let helper = arena.sign_in("helper").await;
     let (status, _) = moderate(&arena, &helper, "GET", "/v1/mod/reports", None).await;
     assert_eq!(status, 403);
     arena.stores.cleanup().await.unwrap();
@@ -462,7 +421,7 @@ async fn ticket(arena: &Arena, who: &Guest) -> bool {
 #[actix_rt::test]
 async fn a_ban_ends_queue_tickets_and_a_closed_account_loses_its_sockets() {
     let arena = Arena::start(&EVERYONE_ON_THE_BOARD).await;
-    let boss = admin(&arena, "boss").await;
+    let boss = arena.admin("boss").await;
     let cheat = arena.registered("cheat").await;
     let friend = arena.registered("friend").await;
     let mut lobby = arena.lobby(&cheat).await;
@@ -545,7 +504,7 @@ async fn a_ban_ends_queue_tickets_and_a_closed_account_loses_its_sockets() {
         json!({"action": "reopen", "reason": "appeal granted"}),
     )
     .await;
-    sign_in(&arena, "cheat").await;
+    arena.sign_in("cheat").await;
     arena.stores.cleanup().await.unwrap();
 }
 
@@ -560,7 +519,7 @@ async fn play_close(ws: &mut Ws) -> Option<u16> {
 #[actix_rt::test]
 async fn every_action_is_in_the_audit_log_once_and_the_log_cannot_be_edited() {
     let arena = Arena::start(&[]).await;
-    let boss = admin(&arena, "boss").await;
+    let boss = arena.admin("boss").await;
     let troll = arena.registered("troll").await;
     let reporter = arena.registered("reporter").await;
     let (status, filed) = call(
@@ -744,7 +703,13 @@ async fn a_player_takes_their_data_and_closes_their_account() {
         Some(&leaver.token),
     )
     .await;
-    assert_eq!(wrong.0, 403, "{}", wrong.1);
+    // The password is what is wrong, not the player's right to close.
+    assert_eq!(
+        (wrong.0, wrong.1["code"].as_str()),
+        (401, Some("invalid_credentials")),
+        "{}",
+        wrong.1
+    );
     let mut lobby = arena.lobby(&leaver).await;
     let (status, _) = call(
         "POST",

@@ -47,6 +47,7 @@ fn environment(stores: &TestStores, shared: &Shared) -> Vec<(&'static str, Strin
             std::env::var("TEST_RUST_LOG").unwrap_or("error".into()),
         ),
         ("APP_LIMIT_SIGNUPS_PER_IP", "10000/60".to_owned()),
+        ("APP_LIMIT_REGISTRATIONS_PER_IP", "10000/60".to_owned()),
     ]
 }
 

@@ -1017,3 +1017,57 @@ async fn a_player_who_leaves_the_page_is_paused_until_joining_again() {
     assert_eq!(row(&view(&arena, &id, None).await, &ben)["paused"], false);
     arena.stores.cleanup().await.unwrap();
 }
+
+/// The rating an arena shows and pairs by is the player's rating now, not
+/// the one they joined with: after a rated game elsewhere, the standings,
+/// the game the arena makes (its record and the live list) carry the new
+/// rating. The entry rating stays only as the last tie-break.
+#[actix_rt::test]
+async fn an_arena_shows_and_pairs_by_the_rating_players_have_now() {
+    let arena = Arena::start(&FAST).await;
+    let (ann, ben) = (arena.registered("ann").await, arena.registered("ben").await);
+    let (id, code) = private_arena(&arena, &ann, "Current ratings").await;
+    assert_eq!(join(&arena, &ann, &id, Some(&code)).await.0, 204);
+    assert_eq!(join(&arena, &ben, &id, Some(&code)).await.0, 204);
+    // Both joined at 1,500; since then their ratings moved (rated games
+    // played elsewhere, written as the rating service writes them).
+    for (who, rating) in [(&ann, 1734.0), (&ben, 1391.0)] {
+        sqlx::query(
+            "INSERT INTO ratings (player_id, variant, rating, rd, volatility, games)
+             VALUES ($1::uuid, 'kalah', $2, 90, 0.06, 8)",
+        )
+        .bind(&who.id)
+        .bind(rating)
+        .execute(&arena.stores.postgres)
+        .await
+        .unwrap();
+    }
+    let seen = view(&arena, &id, None).await;
+    assert_eq!(row(&seen, &ann)["rating"], 1734.0, "{seen}");
+    assert_eq!(row(&seen, &ben)["rating"], 1391.0, "{seen}");
+    let mut ann_lobby = arena.lobby(&ann).await;
+    let _ben_lobby = arena.lobby(&ben).await;
+    let game = matched(&mut ann_lobby, &id).await;
+    let (_ann_ws, state) = arena.play(&game, &ann).await;
+    let (_ben_ws, _) = arena.play(&game, &ben).await;
+    let rating_of = |seats: &Value, who: &Guest| {
+        seats
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|seat| seat["player"] == who.id.as_str())
+            .unwrap()["rating"]
+            .clone()
+    };
+    assert_eq!(rating_of(&state["seats"], &ann), 1734.0, "{state}");
+    assert_eq!(rating_of(&state["seats"], &ben), 1391.0, "{state}");
+    let (_, live) = call("GET", format!("{}/v1/games/live", arena.base()), None, None).await;
+    let listed = live["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["id"] == game.as_str())
+        .unwrap_or_else(|| panic!("{game} not in {live}"));
+    assert_eq!(rating_of(&listed["seats"], &ann), 1734.0, "{listed}");
+    arena.stores.cleanup().await.unwrap();
+}

@@ -100,14 +100,19 @@ export function mount(root, { id, mode }) {
 
   function onMessage(message) {
     switch (message.t) {
-      case 'state':
+      case 'state': {
+        const before = game;
         game = fromState(message.d);
         joined = true;
         view.setConnection('open');
         clearPending();
         render();
         if (!isLive(game)) onEnded?.();
+        // A watcher whose socket was down when the players started their
+        // next game learns of it from the game as loaded again.
+        if (watching && before && !before.rematch && game.rematch) follow(game.rematch);
         return;
+      }
       case 'error':
         onError(message.d || {});
         return;
@@ -121,6 +126,10 @@ export function mount(root, { id, mode }) {
       case 'rematch':
         if (!watching && game && isPlayer(game)) {
           navigate(`/game/${message.d.game_id}`);
+          return;
+        }
+        if (watching && message.d?.game_id) {
+          follow(message.d.game_id);
           return;
         }
         break;
@@ -138,6 +147,16 @@ export function mount(root, { id, mode }) {
     game = next;
     render();
     if (!isLive(game)) onEnded?.();
+  }
+
+  // The players started their next game (a rematch): a watcher goes
+  // along to watch it, and is told why the page changed.
+  let followed = false;
+  function follow(next) {
+    if (followed || next === id) return;
+    followed = true;
+    toast(t('watch_rematch'));
+    navigate(`/watch/${encodeURIComponent(next)}`);
   }
 
   function onError(error) {

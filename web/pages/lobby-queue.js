@@ -204,9 +204,15 @@ export function createRankedCard({ onStats, chosen: initial = ['kalah:3+2'] }) {
       const elapsed = now - entry.statusAt;
       const fallback = Math.max(0, s.ai_fallback_in_ms - elapsed);
       const wait = Math.max(0, s.estimated_wait_ms - elapsed);
-      entry.info.replaceChildren(
+      // The forecast says what it rests on: someone waiting whose rating
+      // window meets ours, or nobody in reach before the AI comes; and
+      // who in the count is our last opponent, not paired with us now.
+      const held = s.last_opponents_waiting ?? 0;
+      fill(entry.info,
         h('span', { 'data-testid': 'queue-waiting', text: t('n_waiting', { n: s.waiting }) }),
-        h('span', { 'data-testid': 'queue-eta', text: t('estimated_wait', { time: seconds(wait) }) }),
+        held > 0 ? h('span', { 'data-testid': 'queue-held', text: t('last_opponent_waiting', { n: held }) }) : null,
+        h('span', { 'data-testid': 'queue-eta', 'data-basis': s.by_ai_fallback ? 'ai' : 'opponent',
+          text: s.by_ai_fallback ? t('no_opponent_in_reach') : t('estimated_wait', { time: seconds(wait) }) }),
         h('span', { 'data-testid': 'queue-ai', text: fallback > 0 ? t('ai_fallback_in', { time: seconds(fallback) }) : t('ai_fallback_now') }));
     }
   }

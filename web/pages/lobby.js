@@ -1,12 +1,13 @@
-// / and /lobby: how busy the site is, the ways to start a game (ranked
+// / and /lobby: my games still on (the way back to one after closing the
+// browser), how busy the site is, the ways to start a game (ranked
 // queue, the AI, a friend, this device) and the games to watch. Redrawn
 // from its own state on a language switch, so the lobby socket and a place
 // in the queue survive it.
 
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
-import { get } from '../api.js';
-import { errorMessage, number } from '../format.js';
+import { api, get } from '../api.js';
+import { errorMessage, number, variantName } from '../format.js';
 import { gameList } from './game-list.js';
 import { createRankedCard } from './lobby-queue.js';
 import { aiCard, hotseatCard, inviteCard, newStartForm } from './lobby-start.js';
@@ -24,6 +25,43 @@ export function mount(root) {
   const again = takeAgain(location.search, form);
 
   const statsEl = h('div', { class: 'stats', 'data-testid': 'stats' });
+  // My live games (GET /v1/me/games), newest first: asked when the lobby
+  // opens and with the lists of games after that.
+  const mine = h('div', { class: 'my-games-box' });
+  let myGames = null;
+  let askedMine = 0;
+
+  async function loadMine() {
+    const asked = (askedMine += 1);
+    try {
+      const games = await api('GET', '/v1/me/games');
+      if (asked !== askedMine) return;
+      myGames = games;
+    } catch {
+      // Kept as it was: the lobby works without it.
+    }
+    if (!destroyed) drawMine();
+  }
+
+  function kindOf(game) {
+    if (game.hotseat) return t('hotseat_badge');
+    if (game.against_ai) return t('my_game_vs_ai');
+    return `${t(game.rated ? 'rated' : 'casual')} · ${t('my_game_vs_player')}`;
+  }
+
+  function drawMine() {
+    if (!myGames?.length) {
+      mine.replaceChildren();
+      return;
+    }
+    mine.replaceChildren(h('section', { class: 'card my-games', 'data-testid': 'my-games' },
+      h('h2', { text: t('my_games_title') }),
+      h('ul', { class: 'my-games-list' }, myGames.map((game) => h('li', { class: 'my-game', 'data-testid': 'my-game', dataset: { gameId: game.game_id } },
+        h('span', { class: 'my-game-what' },
+          h('strong', { text: variantName(game.variant) }),
+          h('span', { class: 'muted', text: ` · ${kindOf(game)}` })),
+        h('a', { class: 'button small accent', href: game.tournament ? `/game/${game.game_id}?tournament=${encodeURIComponent(game.tournament)}` : `/game/${game.game_id}`, 'data-testid': 'my-game-return', text: t('my_game_return') }))))));
+  }
   const featured = h('div', { 'data-testid': 'featured-games' });
   const live = h('div', { 'data-testid': 'live-games' });
   const arenas = h('div', { 'data-testid': 'lobby-tournaments' });
@@ -120,7 +158,7 @@ export function mount(root) {
     }
     if (!destroyed) drawGames();
   }
-  const gamesTimer = setInterval(() => { loadGames(); loadTournaments(); }, 10_000);
+  const gamesTimer = setInterval(() => { loadGames(); loadTournaments(); loadMine(); }, 10_000);
 
   function draw() {
     document.title = `${t('nav_play')} · Mancala Arena`;
@@ -129,9 +167,11 @@ export function mount(root) {
     drawStart();
     drawGames();
     drawArenas();
+    drawMine();
     root.replaceChildren(h('div', { class: 'lobby', 'data-testid': 'lobby' },
       h('div', { class: 'lobby-main' },
         h('h1', { class: 'page-title', text: t('lobby_title') }),
+        mine,
         statsEl,
         h('div', { class: 'play-grid' }, ranked.el, startBox)),
       h('aside', { class: 'lobby-side' },
@@ -140,6 +180,7 @@ export function mount(root) {
         h('section', { class: 'card' }, h('h2', { text: t('live_title') }), live))));
   }
   draw();
+  loadMine();
   loadGames();
   loadTournaments();
   // After the router has placed focus on the page: the card's own button,

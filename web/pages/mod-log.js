@@ -2,9 +2,48 @@
 // whom, when and why). Nobody can change it; this page only reads.
 
 import { h } from '../dom.js';
-import { t } from '../i18n.js';
+import { has, t } from '../i18n.js';
 import { api } from '../api.js';
+import { date, number } from '../format.js';
 import { failure, isAdmin, modPage, playerLink, when } from './mod-common.js';
+
+// A value of the log's details as the page's language says it: roles,
+// marks and kinds of sanction by their names, times as dates.
+function detailValue(key, value, action) {
+  const named = (prefix) => (has(`${prefix}${value}`) ? t(`${prefix}${value}`) : String(value));
+  switch (key) {
+    case 'from':
+    case 'to':
+      return action === 'set_role' ? named('role_') : String(value);
+    case 'mark':
+      return named('mod_mark_');
+    case 'kind':
+      return named('sanction_');
+    case 'hours':
+      return t('hours_short', { n: number(value) });
+    case 'since':
+      return date(value) || String(value);
+    default:
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+}
+
+// The details (what the action changed: a role from and to, a ban's
+// hours, the sanction it made…), each with its label in the page's
+// language; an empty one (null: a mark over every game) is left out.
+export function detailTexts(action, details) {
+  const entries = Object.entries(details || {}).filter(([, value]) => value !== null && value !== undefined && value !== '');
+  const values = Object.fromEntries(entries.map(([key, value]) => [key, detailValue(key, value, action)]));
+  const shown = [];
+  if ('from' in values && 'to' in values) shown.push(t('mod_detail_change', { from: values.from, to: values.to }));
+  for (const [key, value] of Object.entries(values)) {
+    if (('from' in values && 'to' in values) && (key === 'from' || key === 'to')) continue;
+    const label = `mod_detail_${key}`;
+    // A detail this page does not know yet: shown as the server names it.
+    shown.push(has(label) ? t(label, { value }) : `${key}: ${value}`);
+  }
+  return shown;
+}
 
 export function mount(root) {
   let entries = [];
@@ -27,8 +66,8 @@ export function mount(root) {
   }
 
   function details(entry) {
-    const shown = Object.entries(entry.details || {}).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
-    return shown.length ? h('span', { class: 'muted small', text: ` · ${shown.join(', ')}` }) : null;
+    const shown = detailTexts(entry.action, entry.details);
+    return shown.length ? h('span', { class: 'muted small', 'data-testid': 'mod-log-details', text: ` · ${shown.join(', ')}` }) : null;
   }
 
   function list() {

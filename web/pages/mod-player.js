@@ -11,6 +11,7 @@ import { toast, toastError } from '../ui.js';
 import { failure, field, isAdmin, modPage, playerLink, reasonInput, when } from './mod-common.js';
 
 const ACTIONS = ['warn', 'ban_ranked', 'rename', 'mark', 'close', 'reopen', 'set_role'];
+const REPORT_REASONS = ['engine', 'boosting', 'stalling', 'offensive_name'];
 
 export function mount(root, { id }) {
   let file = null;
@@ -56,14 +57,23 @@ export function mount(root, { id }) {
     const since = h('input', { type: 'date', 'data-testid': 'mod-mark-since' });
     const role = h('select', { 'data-testid': 'mod-role' }, ['player', 'moderator', 'admin'].map((r) => h('option', { value: r, text: t(`role_${r}`) })));
     const reason = reasonInput('mod-reason');
+    // A warning or a ban answers (and closes) the open reports of the
+    // reason it is about, and no others; the reasons with an open report
+    // come first.
+    const openReasons = [...new Set(file.reports.filter((r) => !r.closed_at).map((r) => r.reason))];
+    const about = h('select', { 'data-testid': 'mod-about' },
+      h('option', { value: '', text: t('mod_about_none') }),
+      REPORT_REASONS.map((r) => h('option', { value: r, selected: r === openReasons[0], text: t(`report_reason_${r}`) })));
+    // Made when shown: a warning and a ban share the `about` select.
     const extras = {
-      ban_ranked: field(t('mod_hours'), hours),
-      rename: field(t('mod_new_name'), name),
-      mark: h('div', { class: 'fields' }, field(t('mod_mark'), mark), field(t('mod_mark_since'), since)),
-      set_role: field(t('mod_role'), role),
+      warn: () => field(t('mod_about'), about),
+      ban_ranked: () => h('div', { class: 'fields' }, field(t('mod_hours'), hours), field(t('mod_about'), about)),
+      rename: () => field(t('mod_new_name'), name),
+      mark: () => h('div', { class: 'fields' }, field(t('mod_mark'), mark), field(t('mod_mark_since'), since)),
+      set_role: () => field(t('mod_role'), role),
     };
     const extraBox = h('div', { class: 'mod-extra' });
-    const showExtra = () => extraBox.replaceChildren(extras[kind.value] ?? '');
+    const showExtra = () => extraBox.replaceChildren(extras[kind.value]?.() ?? '');
     kind.addEventListener('change', showExtra);
     showExtra();
     return h('form', {
@@ -72,6 +82,7 @@ export function mount(root, { id }) {
         event.preventDefault();
         const body = { action: kind.value, reason: reason.value };
         if (kind.value === 'ban_ranked') body.hours = Number(hours.value);
+        if ((kind.value === 'warn' || kind.value === 'ban_ranked') && about.value) body.about = about.value;
         if (kind.value === 'rename') body.name = name.value;
         if (kind.value === 'mark') {
           body.mark = mark.value;
@@ -138,6 +149,7 @@ export function mount(root, { id }) {
     return h('ul', { class: 'mod-list' }, file.reports.map((r) => h('li', {},
       h('span', { class: 'pill', text: t(`report_reason_${r.reason}`) }), ' ',
       playerLink(r.reporter),
+      h('span', { class: 'muted small', 'data-testid': 'reporter-standing', text: ` (${t(`reporter_${r.reporter_standing}`)})` }),
       h('span', { class: 'muted small', text: ` · ${when(r.at)}${r.closed_at ? ` · ${t('mod_closed')}` : ''}` }),
       r.text ? h('p', { class: 'small', text: r.text }) : null)));
   }

@@ -1,5 +1,5 @@
-// /mod: the open reports, grouped by the account reported (the most
-// reporters first), each with the way to its file; a search by name; a
+// /mod: the open reports, grouped by the account reported (the weightiest
+// first: see the API's `weight`), each with the way to its file; a search by name; a
 // report closed without acting, with its reason.
 
 import { h } from '../dom.js';
@@ -73,7 +73,8 @@ export function mount(root) {
     return h('ul', { class: 'mod-accounts', 'data-testid': 'mod-reports' }, queue.accounts.map((account) => h('li', { class: 'mod-account', 'data-testid': 'mod-reported' },
       h('div', { class: 'mod-account-head' },
         h('a', { class: 'mod-account-name', href: `/mod/player/${account.player.id}`, 'data-testid': 'mod-open-account', text: account.player.name }),
-        h('span', { class: 'badge', text: t('mod_reporters', { n: account.reporters }) })),
+        h('span', { class: 'badge', text: t('mod_reporters', { n: account.reporters }) }),
+        h('span', { class: 'badge muted', 'data-testid': 'mod-weight', title: t('mod_weight_help'), text: t('mod_weight', { w: account.weight }) })),
       h('ul', { class: 'mod-report-list' }, account.reports.map(reportLine)))));
   }
 

@@ -113,8 +113,9 @@ export function mount(root, { id }) {
       body = [
         h('div', { class: 'profile-head' },
           h('h1', { class: 'page-title', 'data-testid': 'profile-name', text: profile.name }),
-          h('span', { class: 'badge', text: profile.guest ? t('guest') : t('registered') }),
-          !me && currentPlayer() ? reportButton({ id: profile.id, name: profile.name }) : null),
+          h('span', { class: 'badge', 'data-testid': 'profile-kind',
+            text: profile.closed ? t('account_closed_badge') : profile.guest ? t('guest') : t('registered') }),
+          !me && currentPlayer() && !profile.closed ? reportButton({ id: profile.id, name: profile.name }) : null),
         me ? accountPanel() : null,
         ratingCards(),
         h('h2', { text: t('rating_history', { variant: variantName(variant) }) }),

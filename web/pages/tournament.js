@@ -100,7 +100,8 @@ export function mount(root, { id }) {
     const { tournament } = view;
     if (!me || tournament.status === 'finished') return null;
     const joined = view.me && !view.me.withdrawn;
-    const paused = view.me?.paused;
+    // A withdrawn player is paused too (not paired): they join again.
+    const paused = joined && view.me.paused;
     return h('div', { class: 'button-row' },
       !joined || paused
         ? h('button', { type: 'button', class: 'button accent', 'data-testid': 'tournament-join', text: paused ? t('tournament_resume') : t('tournament_join'), onclick: () => act('join', code ? { code } : {}) })
@@ -110,14 +111,23 @@ export function mount(root, { id }) {
       view.top_game ? h('a', { class: 'button ghost', href: `/watch/${view.top_game}`, 'data-testid': 'tournament-top-game', text: t('tournament_top_game') }) : null);
   }
 
+  // A row: rank, name, points; under the name, on a line of its own that
+  // wraps rather than being cut short: while the arena runs, the "on
+  // fire" streak (a next win counts double: nothing once it is over);
+  // whether the player withdrew (they keep their points) or, before the
+  // end, paused; and the sheet of each game's points.
   function row(entry, mine) {
-    return h('li', { class: mine ? 'me' : '', 'data-testid': 'standing', dataset: { player: entry.player, score: String(entry.score) } },
+    const { status } = view.tournament;
+    const running = status === 'running';
+    // Paused means something only while there are games to pair.
+    const state = entry.withdrawn ? 'withdrawn' : entry.paused && status !== 'finished' ? 'paused' : '';
+    return h('li', { class: `tournament-row${mine ? ' me' : ''}`, 'data-testid': 'standing', dataset: { player: entry.player, score: String(entry.score), state } },
       h('span', { class: 'lb-rank', text: `${entry.rank}` }),
-      h('span', { class: 'lb-name' },
-        h('a', { href: `/player/${entry.player}`, text: entry.name }),
-        entry.on_fire ? h('span', { class: 'pill', 'data-testid': 'on-fire', text: t('tournament_on_fire') }) : null,
-        entry.paused ? h('span', { class: 'muted small', text: ` ${t('tournament_paused')}` }) : null,
-        h('span', { class: 'muted small tournament-sheet', text: ` ${entry.sheet.join(' ')}` })),
+      h('span', { class: 'lb-name' }, h('a', { href: `/player/${entry.player}`, text: entry.name })),
+      h('span', { class: 'lb-games tournament-line' },
+        running && entry.on_fire ? h('span', { class: 'pill', 'data-testid': 'on-fire', text: t('tournament_on_fire') }) : null,
+        state ? h('span', { class: 'muted small tournament-state', 'data-testid': 'standing-state', text: t(`tournament_${state}`) }) : null,
+        entry.sheet.length ? h('span', { class: 'muted small tournament-sheet', text: entry.sheet.join(' ') }) : null),
       h('span', { class: 'lb-rating', text: `${entry.score}` }));
   }
 

@@ -82,8 +82,24 @@ pub fn is_unreachable(error: &sqlx::Error) -> bool {
     }
 }
 
+/// Whether Postgres refused a value the client sent (a NUL byte in text,
+/// a number past a column's range): the request's fault, not ours. Every
+/// field is checked where it is parsed; this is the net under a field
+/// that was missed, so that it is a 400 and not a 500.
+pub fn is_bad_value(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Database(database) => database.code().is_some_and(|code| {
+            // 22021: a byte sequence not in UTF-8 (a NUL); 22P05: a
+            // character with no equivalent; 22003: a number out of range.
+            matches!(code.as_ref(), "22021" | "22P05" | "22003")
+        }),
+        _ => false,
+    }
+}
+
 /// A Postgres failure: `unavailable` (retryable) when the database cannot
-/// be reached, `internal` otherwise. Logged here, never shown.
+/// be reached, `invalid_input` for a value it cannot store, `internal`
+/// otherwise. Logged here, never shown.
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> ApiError {
         match &error {
@@ -94,11 +110,25 @@ impl From<sqlx::Error> for ApiError {
                     "the database is unreachable; retry shortly",
                 )
             }
+            error if is_bad_value(error) => {
+                tracing::warn!(%error, "postgres refused a value a field let through");
+                ApiError::new(
+                    ErrorCode::InvalidInput,
+                    "a value in the request cannot be stored (a NUL character, or a number out of range)",
+                )
+            }
             _ => {
                 tracing::error!(%error, "postgres error");
                 ApiError::internal()
             }
         }
+    }
+}
+
+/// Free text refused by its field's rules.
+impl From<mancala_proto::text::TextError> for ApiError {
+    fn from(error: mancala_proto::text::TextError) -> ApiError {
+        ApiError::new(ErrorCode::InvalidInput, error.to_string())
     }
 }
 

@@ -117,6 +117,21 @@ pub async fn peek(
     Ok(window.decide(count < limit.max, limit, count, now))
 }
 
+/// Takes back one event counted by [`hit`] at `now` that turned out not to
+/// count (a report that was already open). Counting first and taking back
+/// after, rather than peeking first, keeps two racing requests from both
+/// passing a limit with one place left.
+pub async fn refund(
+    redis: &Redis,
+    name: &str,
+    subject: &str,
+    limit: Limit,
+    now: u64,
+) -> Result<(), redis::RedisError> {
+    let window = Window::at(redis, name, subject, limit, now);
+    redis.connection().decr::<_, _, ()>(window.key, 1u64).await
+}
+
 /// Forgets the count of `subject` in the current window: a successful login
 /// clears its failures.
 pub async fn reset(

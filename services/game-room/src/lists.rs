@@ -72,8 +72,9 @@ pub(crate) async fn live_games(
 }
 
 /// The live game most worth watching in each variant (like lichess TV):
-/// between two people, someone at the board, rated before casual, then the
-/// most watched, then the highest rated. Never an AI or a hotseat game.
+/// between two people who have both moved, someone at the board, rated
+/// before casual, then the most watched, then the highest rated. Never an
+/// AI or a hotseat game.
 #[utoipa::path(
     get,
     path = "/v1/games/featured",

@@ -12,11 +12,19 @@ use mancala_platform::socket::SocketSettings;
 /// Limits on signing in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::Args)]
 pub struct AccountSettings {
-    /// Guests created and accounts registered from one address,
-    /// `max/window_seconds`. Each costs a row (and a registration an
-    /// argon2 hash), so a script must not mint them freely.
-    #[arg(env = "APP_LIMIT_SIGNUPS_PER_IP", default_value = "30/3600")]
+    /// New players (guests, and accounts registered without a guest)
+    /// from one address, `max/window_seconds`. A classroom or an office
+    /// behind one address brings a hundred people in an hour, each with
+    /// a second device or a cleared browser now and then; a script minting
+    /// players by the thousand still stops here.
+    #[arg(env = "APP_LIMIT_SIGNUPS_PER_IP", default_value = "150/3600")]
     pub signups_per_ip: Limit,
+    /// Registrations (a guest keeping its games under a username, or a
+    /// new account) from one address, `max/window_seconds`: each costs an
+    /// argon2 hash, so a script must not buy them freely, while a whole
+    /// class may register.
+    #[arg(env = "APP_LIMIT_REGISTRATIONS_PER_IP", default_value = "100/3600")]
+    pub registrations_per_ip: Limit,
     /// Wrong passwords for one username from one address: stops that
     /// address guessing the account's password, while the owner, signing
     /// in from elsewhere, is not locked out by a stranger's guesses.

@@ -298,7 +298,7 @@ pub(crate) async fn my_games(
     deps: web::Data<Context>,
 ) -> Result<web::Json<Vec<MyGame>>, ApiError> {
     let rows = sqlx::query!(
-        r#"SELECT id, variant->>'variant' AS "variant!", rated,
+        r#"SELECT id, variant->>'variant' AS "variant!", rated, tournament_id,
                   seat0_player, seat1_player, seat0_ai IS NOT NULL OR seat1_ai IS NOT NULL AS "against_ai!"
            FROM games
            WHERE status = 'live' AND (seat0_player = $1 OR seat1_player = $1)
@@ -324,6 +324,7 @@ pub(crate) async fn my_games(
                     Side::North
                 },
                 ws_path: format!("/v1/games/{}/play", row.id),
+                tournament: row.tournament_id,
             }
         })
         .collect();

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::context::Context;
 use crate::pairer::player_channel;
-use crate::queue::pairing::Ticket;
+use crate::queue::pairing::{self, Ticket};
 use crate::queue::{QueueSpec, store};
 use crate::ratings;
 use crate::stats::stats;
@@ -357,21 +357,15 @@ impl Lobby {
                 continue;
             };
             let fallback_at = mine.joined_ms + deps.settings.ai_fallback.as_millis() as u64;
-            let ai_fallback_in_ms = fallback_at.saturating_sub(now);
-            let window = deps.rules.window(mine, now);
-            let near = tickets
-                .iter()
-                .any(|other| other.player != player && deps.rules.allowed(mine, other, now));
+            let forecast = pairing::forecast(mine, &tickets, &deps.rules, now, fallback_at);
             let status = QueueStatus {
                 queue,
                 waiting: tickets.len() as u64,
-                window,
-                estimated_wait_ms: if near {
-                    deps.rules.wave_ms
-                } else {
-                    ai_fallback_in_ms
-                },
-                ai_fallback_in_ms,
+                window: deps.rules.window(mine, now),
+                estimated_wait_ms: forecast.wait_ms,
+                by_ai_fallback: forecast.ai_fallback,
+                last_opponents_waiting: forecast.held_apart,
+                ai_fallback_in_ms: fallback_at.saturating_sub(now),
             };
             if !self.send(&LobbyServerMessage::QueueStatus(status)).await {
                 return;

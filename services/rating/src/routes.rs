@@ -144,7 +144,7 @@ pub(crate) async fn profile(
 ) -> Result<web::Json<Profile>, ApiError> {
     let id = id.into_inner();
     let player = sqlx::query!(
-        r#"SELECT p.display_name,
+        r#"SELECT p.display_name, p.closed_at IS NOT NULL AS "closed!",
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = p.id) AS "guest!"
            FROM players p WHERE p.id = $1"#,
         id,
@@ -197,7 +197,8 @@ pub(crate) async fn profile(
     Ok(web::Json(Profile {
         id,
         name: player.display_name,
-        guest: player.guest,
+        guest: player.guest && !player.closed,
+        closed: player.closed,
         ratings,
     }))
 }

@@ -274,7 +274,7 @@ test('on a desktop: the 3D board turned and zoomed to its limits keeps everythin
   assertNoPageErrors(page);
 });
 
-test('a watcher sees whole names on the stores shortened to one line, at both widths', { timeout: 90_000 }, async () => {
+test('a watcher sees whole names on the stores, on one line, at both widths', { timeout: 90_000 }, async () => {
   const player = await newPage(browser, { viewport: WIDE });
   await startAiGame(player);
   const id = player.url().split('/').pop();
@@ -284,8 +284,9 @@ test('a watcher sees whole names on the stores shortened to one line, at both wi
     await waitForGame(watcher);
     await watcher.getByTestId('board3d').waitFor();
     await settle(watcher);
-    // Watchers have seat 0 at the bottom; a store cut short on screen
-    // still says its player's whole name.
+    // Watchers have seat 0 at the bottom; each store says its player's
+    // whole name to a screen reader too (board3d-labels.test.mjs checks
+    // the label on screen).
     for (const [seat, where] of [[0, 'bottom'], [1, 'top']]) {
       const name = await watcher.getByTestId(`name-${where}`).textContent();
       assert.ok((await watcher.getByTestId(`store-${seat}`).getAttribute('aria-label')).includes(name), `store ${seat} says ${name}`);

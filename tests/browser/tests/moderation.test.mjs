@@ -6,26 +6,14 @@
 // dismisses the warning; a player without the role gets no console.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import {
-  DESKTOP, PASSWORD, PHONE, assertNoPageErrors, callApi as call, launch, newPage, registerAccount as account, shoot, signIn, startAiGame,
+  DESKTOP, PASSWORD, PHONE, assertNoPageErrors, callApi as call, grant, launch, newPage, registerAccount as account, shoot, signIn, startAiGame,
 } from '../lib/harness.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-function grant(name, role) {
-  execFileSync(process.env.ARENA_ADMIN_BIN, ['grant', name, role, '--reason', 'the site owner'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: process.env.ARENA_DATABASE_URL,
-      REDIS_URL: process.env.ARENA_REDIS_URL,
-      APP_REDIS_PREFIX: process.env.ARENA_REDIS_PREFIX,
-    },
-  });
-}
 
 test('the console in Korean: a report, the account, a warning and a ban, the log, a live game', { timeout: 150_000 }, async () => {
   const suffix = Math.random().toString(36).slice(2, 7);
@@ -126,8 +114,15 @@ test('a player downloads their data and closes their account', { timeout: 90_000
   assert.equal(download.suggestedFilename(), 'mancala-arena-data.json');
   const data = JSON.parse(await (await download.createReadStream()).toArray().then((chunks) => Buffer.concat(chunks).toString()));
   assert.equal(data.username, name);
+  // Everything kept about the player, not only games and ratings.
+  assert.ok(data.networks.length > 0 && data.sessions.length > 0, JSON.stringify(data));
+  for (const key of ['fair_play', 'reports_filed', 'tournaments', 'invites']) assert.ok(Array.isArray(data[key]), key);
   await shoot(page, '43-my-account-ko');
   await page.getByTestId('close-account').click();
+  // A wrong password says the password is wrong, not "you may not".
+  await page.getByTestId('close-password').fill('not the password');
+  await page.getByTestId('close-confirm').click();
+  await page.getByText('비밀번호가 틀렸습니다.').waitFor();
   await page.getByTestId('close-password').fill(PASSWORD);
   await page.getByTestId('close-confirm').click();
   await page.getByTestId('close-dialog').waitFor({ state: 'detached' });
@@ -137,5 +132,8 @@ test('a player downloads their data and closes their account', { timeout: 90_000
   const login = await call('POST', '/v1/auth/login', { username: name, password: PASSWORD });
   assert.equal(login.status, 401);
   assert.equal(login.body.code, 'invalid_credentials');
+  // Its profile says it is closed, not that it is a guest's.
+  await page.goto(`/player/${data.player.id}`);
+  assert.equal(await page.getByTestId('profile-kind').textContent(), '닫힌 계정');
   assertNoPageErrors(page);
 });

@@ -9,45 +9,11 @@ import { after, before, test } from 'node:test';
 import {
   DESKTOP, PHONE, assertNoPageErrors, launch, newPage, registerAccount, shoot, signIn,
 } from '../lib/harness.mjs';
+import { myScore, playOne } from '../lib/tournament.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-// The tournament game the page was sent to, played: one move each, then
-// `loser` resigns; both pages go back to the tournament by themselves.
-async function playOne(winner, loser, { berserk = false } = {}) {
-  for (const page of [winner, loser]) {
-    await page.waitForURL(/\/game\/[0-9a-f-]{36}\?tournament=/, { timeout: 30_000 });
-    await page.locator('[data-testid="game"][data-status="live"]').waitFor();
-  }
-  assert.equal(winner.url(), loser.url(), 'both at the same game');
-  if (berserk) {
-    // Half the clock, once, before the first move: the button goes.
-    await winner.getByTestId('berserk').click();
-    await winner.getByTestId('berserk').waitFor({ state: 'hidden' });
-  }
-  const turnOf = (page) => page.evaluate(() => {
-    const game = document.querySelector('[data-testid="game"]');
-    return game.dataset.turn === game.dataset.you;
-  });
-  const [first, second] = (await turnOf(winner)) ? [winner, loser] : [loser, winner];
-  await first.locator('[data-testid^="panel-pit-"][data-playable="true"]').first().click();
-  await second.waitForFunction(() => document.querySelector('[data-testid^="panel-pit-"][data-playable="true"]'));
-  await second.locator('[data-testid^="panel-pit-"][data-playable="true"]').first().click();
-  await first.waitForFunction(() => Number(document.querySelector('[data-testid="game"]').dataset.ply) >= 2);
-  await loser.getByTestId('resign').click();
-  await loser.getByTestId('confirm-ok').click();
-  // Both see the result at once (each page goes back by itself 3 s later).
-  await Promise.all([winner, loser].map((page) => page.getByTestId('result').waitFor()));
-  await Promise.all([winner, loser].map((page) => page.waitForURL(/\/tournament\/[0-9a-f-]{36}/, { timeout: 15_000 })));
-}
-
-async function myScore(page) {
-  const row = page.locator('[data-testid="standing"].me');
-  await row.waitFor();
-  return Number(await row.getAttribute('data-score'));
-}
 
 test('a private arena: made, joined by its address, two games played, the standings move, the top game watched', { timeout: 150_000 }, async () => {
   const suffix = Math.random().toString(36).slice(2, 7);

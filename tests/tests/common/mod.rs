@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
 
+/// Every registered player's password in these tests.
+pub(crate) const PASSWORD: &str = "correct horse battery";
+
 pub(crate) struct Arena {
     pub(crate) service: Service,
     pub(crate) stores: TestStores,
@@ -126,6 +129,43 @@ impl Arena {
 
     pub(crate) async fn guest(&self) -> Guest {
         guest(self.base()).await
+    }
+
+    /// Signs `name` in again: a token that carries the role they hold now.
+    pub(crate) async fn sign_in(&self, name: &str) -> Guest {
+        let session = request(
+            "POST",
+            format!("{}/v1/auth/login", self.base()),
+            Some(json!({"username": name, "password": PASSWORD})),
+            None,
+        )
+        .await;
+        Guest {
+            id: session["player"]["id"].as_str().unwrap().to_owned(),
+            token: session["access_token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// The first admin, as the site's owner makes one: `mancala-admin
+    /// grant` against the same stores, then a fresh sign-in.
+    pub(crate) async fn admin(&self, name: &str) -> Guest {
+        self.registered(name).await;
+        let output = std::process::Command::new(mancala_tests::harness::binary("mancala-admin"))
+            .args(["grant", name, "admin", "--reason", "the site's owner"])
+            .env(
+                "DATABASE_URL",
+                database_url(&self.stores.database).expose_secret(),
+            )
+            .env("REDIS_URL", redis_url().expose_secret())
+            .env("APP_REDIS_PREFIX", &self.stores.prefix)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "mancala-admin: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        self.sign_in(name).await
     }
 
     /// A guest who registers as `name` (password "correct horse battery").

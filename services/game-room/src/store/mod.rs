@@ -275,7 +275,9 @@ pub(crate) async fn history(
 
 /// Live games, highest rated first (casual games count as unrated, 0).
 /// The live games worth featuring in `variant`: between two people (no
-/// AI seat, not one device), rated first, then by rating; at most `limit`
+/// AI seat, not one device) who have both moved (a game just made, or one
+/// that may still be aborted, is not worth sending watchers to), rated
+/// first, then by rating; at most `limit`
 /// (the caller orders these by their watchers too).
 pub(crate) async fn featurable(
     pool: &PgPool,
@@ -287,6 +289,7 @@ pub(crate) async fn featurable(
         r#"WHERE g.status = 'live' AND g.variant->>'variant' = $1
              AND g.seat0_ai IS NULL AND g.seat1_ai IS NULL
              AND g.seat0_player IS DISTINCT FROM g.seat1_player
+             AND g.moved = 3
            ORDER BY g.rated DESC,
                     COALESCE(g.seat0_rating, 0) + COALESCE(g.seat1_rating, 0) DESC,
                     g.created_at DESC, g.id

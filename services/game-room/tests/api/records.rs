@@ -95,6 +95,16 @@ async fn records_histories_and_live_lists() {
         order,
         [ids[1].to_string(), ids[2].to_string(), ids[0].to_string()]
     );
+    // Nobody has moved yet: nothing is worth featuring.
+    let (_, featured) = instance.get("/v1/games/featured").await;
+    assert_eq!(featured, json!([]));
+    // Both players of each game have moved (as the host records an
+    // opening move: a bit a seat).
+    sqlx::query("UPDATE games SET moved = 3 WHERE id = ANY($1)")
+        .bind(&ids)
+        .execute(&world.stores.postgres)
+        .await
+        .unwrap();
     let (_, featured) = instance.get("/v1/games/featured").await;
     let featured: Vec<&str> = featured
         .as_array()

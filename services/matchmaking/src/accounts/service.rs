@@ -173,9 +173,18 @@ impl Accounts {
             .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?;
         let password = Password::parse(SecretString::from(credentials.password))
             .map_err(|error| ApiError::new(ErrorCode::InvalidInput, error.to_string()))?;
+        // A registration without a guest behind it is a new player as well.
+        if caller.is_none() {
+            self.count("signup", client_ip, self.settings.signups_per_ip)
+                .await?;
+        }
         // Upgrades count too: each costs an argon2 hash, taken name or not.
-        self.count("signup", client_ip, self.settings.signups_per_ip)
-            .await?;
+        self.count(
+            "registration",
+            client_ip,
+            self.settings.registrations_per_ip,
+        )
+        .await?;
         let password_hash = self.hash_password(password).await?;
         let (_, now) = self.now();
         let taken = || {
@@ -414,6 +423,17 @@ impl Accounts {
             self.end_session(family).await?;
         }
         Ok(())
+    }
+
+    /// Refuses the access tokens of these sessions (already ended in
+    /// Postgres by the caller). A failure is logged: the tokens then run
+    /// out with their short life.
+    pub(crate) async fn end_sessions(&self, families: &[Uuid]) {
+        for family in families {
+            if let Err(error) = self.end_session(*family).await {
+                tracing::warn!(?error, %family, "refusing an ended session's access tokens");
+            }
+        }
     }
 
     /// Whether `password` is the registered player's; a guest has none to

@@ -71,10 +71,10 @@ async fn run(cli: Cli) -> Result<String, String> {
         } => {
             let role = Role::parse(&role)
                 .ok_or_else(|| format!("{role:?} is not a role (player, moderator, admin)"))?;
-            let reason = reason.trim();
-            if reason.is_empty() {
-                return Err("a reason is required (--reason)".into());
-            }
+            let reason = mancala_proto::moderation::REASON
+                .clean(&reason)
+                .map_err(|error| format!("--reason: {error}"))?;
+            let reason = reason.as_str();
             let clock = Clock::system();
             let sessions = mancala_matchmaking::grant_role(
                 &postgres,

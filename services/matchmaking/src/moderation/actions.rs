@@ -9,7 +9,7 @@ use mancala_platform::{ApiError, Moderator};
 use mancala_proto::ErrorCode;
 use mancala_proto::bus::names;
 use mancala_proto::lobby::LobbyServerMessage;
-use mancala_proto::moderation::{ActionDone, ModAction, Role, SanctionKind};
+use mancala_proto::moderation::{self, ActionDone, Answers, ModAction, Role, SanctionKind};
 use serde_json::json;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -37,31 +37,9 @@ struct Follow {
     wake_ratings: bool,
 }
 
-/// A reason as the log keeps it: trimmed, 1 to 500 characters.
-pub(crate) fn reason(text: &str) -> Result<&str, ApiError> {
-    let text = text.trim();
-    let length = text.chars().count();
-    if length == 0 || length > 500 {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "a reason of 1 to 500 characters is required",
-        ));
-    }
-    Ok(text)
-}
-
-/// A display name a moderator gives: trimmed, 1 to 40 characters, no
-/// control characters.
-fn display_name(text: &str) -> Result<&str, ApiError> {
-    let name = text.trim();
-    let length = name.chars().count();
-    if length == 0 || length > 40 || name.chars().any(char::is_control) {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "a name of 1 to 40 characters, without control characters",
-        ));
-    }
-    Ok(name)
+/// A reason as the log keeps it: 1 to 500 characters of clean text.
+pub(crate) fn reason(text: &str) -> Result<String, ApiError> {
+    Ok(moderation::REASON.clean(text)?)
 }
 
 fn parse_time(text: &str) -> Result<OffsetDateTime, ApiError> {
@@ -100,7 +78,7 @@ pub(crate) async fn act(
     player: Uuid,
     action: ModAction,
 ) -> Result<ActionDone, ApiError> {
-    let why = reason(action.reason())?.to_owned();
+    let why = reason(action.reason())?;
     let now = deps.clock.now_utc();
     let mut tx = deps.postgres.begin().await?;
     let (role, closed) = store::lock_account(&mut tx, player)
@@ -170,7 +148,7 @@ pub(crate) async fn act(
             json!({})
         }
         ModAction::Rename { name, .. } => {
-            let name = display_name(name)?;
+            let name = &moderation::DISPLAY_NAME.clean(name)?;
             let old = match store::rename(&mut tx, player, name).await {
                 Ok(old) => old,
                 Err(error) if crate::accounts::store::is_unique_violation(&error) => {
@@ -219,9 +197,12 @@ pub(crate) async fn act(
             json!({ "from": role, "to": new_role })
         }
     };
-    let answered = match action {
-        ModAction::Reopen { .. } | ModAction::SetRole { .. } => 0,
-        _ => store::close_reports_about(&mut tx, player, by, now).await?,
+    let answered = match action.answers() {
+        Answers::None => 0,
+        Answers::Reason(reason) => {
+            store::close_reports_about(&mut tx, player, Some(reason), by, now).await?
+        }
+        Answers::All => store::close_reports_about(&mut tx, player, None, by, now).await?,
     };
     let mut details = details;
     if let (Some(object), true) = (details.as_object_mut(), answered > 0) {
@@ -262,7 +243,7 @@ pub(crate) async fn lift(
     id: i64,
     why: &str,
 ) -> Result<ActionDone, ApiError> {
-    let why = reason(why)?;
+    let why = &reason(why)?;
     let now = deps.clock.now_utc();
     let mut tx = deps.postgres.begin().await?;
     let gone = || ApiError::new(ErrorCode::NotFound, "no such sanction standing");

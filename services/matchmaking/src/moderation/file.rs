@@ -51,8 +51,12 @@ pub(crate) async fn account_file(
         signup_network: account.signup_network,
         sanctions: store::sanctions(pool, player, now).await?,
         notes: store::notes(pool, player).await?,
-        reports: store::reports(pool, Some(player), false, 50).await?,
-        offences: offences(pool, player).await?,
+        reports: store::reports(pool, Some(player), false, 50, now)
+            .await?
+            .into_iter()
+            .map(|filed| filed.report)
+            .collect(),
+        offences: offences(pool, player, 100).await?,
         linked: linked(pool, player).await?,
         opponents: opponents(pool, player).await?,
         ratings: ratings(pool, player).await?,
@@ -60,12 +64,18 @@ pub(crate) async fn account_file(
     }))
 }
 
-async fn offences(pool: &PgPool, player: Uuid) -> Result<Vec<RecordedOffence>, sqlx::Error> {
+/// The player's recorded offences, newest first, at most `limit`.
+pub(crate) async fn offences(
+    pool: &PgPool,
+    player: Uuid,
+    limit: i64,
+) -> Result<Vec<RecordedOffence>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT game_id, kind, rfc3339(at) AS "at!", forgiven_at IS NOT NULL AS "forgiven!"
            FROM fair_play_offences WHERE player_id = $1
-           ORDER BY at DESC LIMIT 100"#,
+           ORDER BY at DESC LIMIT $2"#,
         player,
+        limit,
     )
     .fetch_all(pool)
     .await?;

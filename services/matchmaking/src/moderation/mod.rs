@@ -8,9 +8,11 @@
 //! their own account and take their data.
 
 pub(crate) mod actions;
+pub(crate) mod data;
 pub(crate) mod file;
 pub(crate) mod routes;
 pub(crate) mod store;
+pub(crate) mod weigh;
 
 use mancala_platform::ApiError;
 use mancala_proto::ErrorCode;
@@ -25,7 +27,8 @@ use store::LogLine;
 /// Closes `player`'s own account, confirmed by their password when they
 /// have one: the name becomes "Closed account …" (the old one is free
 /// again), the username is forgotten, the games stay under the new name,
-/// every session ends and the account leaves the leaderboards.
+/// every session ends, what is not needed is erased (see [`data`]) and the
+/// account leaves the leaderboards.
 pub(crate) async fn close_own_account(
     deps: &Context,
     accounts: &Accounts,
@@ -41,7 +44,11 @@ pub(crate) async fn close_own_account(
         return Ok(());
     }
     if !accounts.password_matches(&mut tx, player, password).await? {
-        return Err(ApiError::new(ErrorCode::Forbidden, "the password is wrong"));
+        // The player is signed in; what failed is the password they typed.
+        return Err(ApiError::new(
+            ErrorCode::InvalidCredentials,
+            "the password is wrong",
+        ));
     }
     let simple = player.simple().to_string();
     let anonymous = format!("Closed account {}", &simple[simple.len() - 12..]);
@@ -52,6 +59,7 @@ pub(crate) async fn close_own_account(
         store::set_role(&mut tx, player, Role::Player).await?;
     }
     store::request_recompute(&mut tx, player, None, now).await?;
+    let sessions = data::erase_on_closing(&mut tx, player).await?;
     let line = LogLine {
         actor: Some(player),
         action: "self_close",
@@ -61,6 +69,7 @@ pub(crate) async fn close_own_account(
     };
     store::log(&mut tx, line, now).await?;
     tx.commit().await?;
+    accounts.end_sessions(&sessions).await;
     actions::after_closing(deps, accounts, player).await;
     Ok(())
 }

@@ -9,8 +9,8 @@ use mancala_platform::api_errors::{BadBody, BadQuery, Forbidden, NotFound, Unaut
 use mancala_platform::ratelimit::{self, Decision};
 use mancala_platform::{ApiError, Authenticated, Moderator};
 use mancala_proto::moderation::{
-    AccountFile, ActionDone, CloseRequest, LogEntry, LogPage, ModAction, MyData, Note, NoteRequest,
-    PlayerRef, PlayerSearch, Reasoned, RecomputeStatus, ReportFiled, ReportQueue, ReportRequest,
+    self, AccountFile, ActionDone, CloseRequest, LogEntry, LogPage, ModAction, MyData, Note,
+    NoteRequest, PlayerSearch, Reasoned, RecomputeStatus, ReportFiled, ReportQueue, ReportRequest,
     ReportedAccount,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
@@ -20,7 +20,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use super::store::{self, LogLine};
-use super::{actions, file};
+use super::{actions, file, weigh};
 use crate::accounts::Accounts;
 use crate::context::Context;
 
@@ -53,12 +53,7 @@ pub(crate) async fn report(
             "you cannot report yourself",
         ));
     }
-    if body.text.chars().count() > 1000 {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "`text` is at most 1,000 characters",
-        ));
-    }
+    let text = moderation::REPORT_TEXT.clean(&body.text)?;
     if !store::player_exists(&deps.postgres, body.player).await? {
         return Err(ApiError::new(ErrorCode::NotFound, "no such player"));
     }
@@ -73,9 +68,10 @@ pub(crate) async fn report(
     let limit = deps.settings.player_limits.reports;
     let now = deps.clock.now_secs();
     let subject = caller.player_id.to_string();
-    // Counted only when something is filed: asking again is free.
+    // Counted before filing, so that reports sent at once meet one count;
+    // taken back when nothing new was filed: asking again is free.
     if let Decision::Limited { retry_after } =
-        ratelimit::peek(&deps.redis, "reports", &subject, limit, now).await?
+        ratelimit::hit(&deps.redis, "reports", &subject, limit, now).await?
     {
         return Err(ApiError::rate_limited(retry_after));
     }
@@ -85,19 +81,20 @@ pub(crate) async fn report(
         body.player,
         body.game,
         body.reason,
-        body.text.trim(),
+        &text,
         deps.clock.now_utc(),
     )
     .await?;
     if new {
-        ratelimit::hit(&deps.redis, "reports", &subject, limit, now).await?;
         Ok(HttpResponse::Created().json(ReportFiled { id }))
     } else {
+        ratelimit::refund(&deps.redis, "reports", &subject, limit, now).await?;
         Ok(HttpResponse::Ok().json(ReportFiled { id }))
     }
 }
 
-/// The open reports, grouped by account, the most reported first.
+/// The open reports, grouped by account, the weightiest first (see
+/// `ReportedAccount::weight`).
 #[utoipa::path(
     get,
     path = "/v1/mod/reports",
@@ -114,32 +111,42 @@ pub(crate) async fn report_queue(
     _moderator: Moderator,
     deps: web::Data<Context>,
 ) -> Result<web::Json<ReportQueue>, ApiError> {
-    let open = store::reports(&deps.postgres, None, true, 1000).await?;
-    let mut grouped: BTreeMap<Uuid, ReportedAccount> = BTreeMap::new();
-    for report in open {
-        grouped
-            .entry(report.player.id)
-            .or_insert_with(|| ReportedAccount {
+    let now = deps.clock.now_utc();
+    let open = store::reports(&deps.postgres, None, true, 1000, now).await?;
+    let mut grouped: BTreeMap<Uuid, (ReportedAccount, Vec<weigh::Reporter>)> = BTreeMap::new();
+    for filed in open {
+        let report = filed.report;
+        let (account, reporters) = grouped.entry(report.player.id).or_insert_with(|| {
+            let account = ReportedAccount {
                 player: report.player.clone(),
                 reporters: 0,
+                weight: 0.0,
                 reports: Vec::new(),
-            })
-            .reports
-            .push(report);
+            };
+            (account, Vec::new())
+        });
+        reporters.push(weigh::Reporter {
+            id: report.reporter.id,
+            network: filed.reporter_network,
+            standing: report.reporter_standing,
+        });
+        account.reports.push(report);
     }
     let mut accounts: Vec<ReportedAccount> = grouped
         .into_values()
-        .map(|mut account| {
-            let mut reporters: Vec<Uuid> = account.reports.iter().map(|r| r.reporter.id).collect();
-            reporters.sort_unstable();
-            reporters.dedup();
-            account.reporters = reporters.len() as u32;
+        .map(|(mut account, reporters)| {
+            let mut distinct: Vec<Uuid> = reporters.iter().map(|r| r.id).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            account.reporters = distinct.len() as u32;
+            account.weight = weigh::weight(&reporters);
             account
         })
         .collect();
     accounts.sort_by(|a, b| {
-        b.reporters
-            .cmp(&a.reporters)
+        b.weight
+            .total_cmp(&a.weight)
+            .then_with(|| b.reporters.cmp(&a.reporters))
             .then_with(|| b.reports[0].id.cmp(&a.reports[0].id))
     });
     Ok(web::Json(ReportQueue { accounts }))
@@ -172,15 +179,9 @@ pub(crate) async fn search(
     deps: web::Data<Context>,
     query: web::Query<SearchQuery>,
 ) -> Result<web::Json<PlayerSearch>, ApiError> {
-    let name = query.name.trim();
-    if name.is_empty() || name.chars().count() > 40 {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "`name` must be 1 to 40 characters",
-        ));
-    }
+    let name = moderation::SEARCH_NAME.clean(&query.name)?;
     Ok(web::Json(PlayerSearch {
-        players: store::search(&deps.postgres, name).await?,
+        players: store::search(&deps.postgres, &name).await?,
     }))
 }
 
@@ -302,13 +303,7 @@ pub(crate) async fn note(
     body: web::Json<NoteRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let player = id.into_inner();
-    let text = body.text.trim();
-    if text.is_empty() || text.chars().count() > 2000 {
-        return Err(ApiError::new(
-            ErrorCode::InvalidInput,
-            "a note of 1 to 2,000 characters",
-        ));
-    }
+    let text = &moderation::NOTE_TEXT.clean(&body.text)?;
     let now = deps.clock.now_utc();
     let mut tx = deps.postgres.begin().await?;
     store::lock_account(&mut tx, player)
@@ -356,7 +351,7 @@ pub(crate) async fn close_report(
     id: web::Path<i64>,
     body: web::Json<Reasoned>,
 ) -> Result<HttpResponse, ApiError> {
-    let why = actions::reason(&body.reason)?;
+    let why = &actions::reason(&body.reason)?;
     let id = id.into_inner();
     let now = deps.clock.now_utc();
     let mut tx = deps.postgres.begin().await?;
@@ -534,7 +529,7 @@ pub(crate) async fn warning_seen(
         (status = 204, description = "Closed"),
         BadBody,
         Unauthenticated,
-        (status = 403, description = "`forbidden`: the password is wrong", body = ErrorBody),
+        (status = 401, description = "`invalid_credentials`: the password is wrong", body = ErrorBody),
     )
 )]
 #[tracing::instrument(skip_all)]
@@ -554,8 +549,10 @@ pub(crate) async fn close_mine(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// Everything the site keeps about you, as JSON: your account, ratings
-/// with their history, every game with its moves, sanctions.
+/// Everything the site keeps about you, as JSON: your account, the
+/// networks and sessions it was used from, ratings with their history,
+/// every game with its moves, the fair-play record, sanctions, the
+/// reports you filed, the arenas you joined and the invites you made.
 #[utoipa::path(
     get,
     path = "/v1/me/data",
@@ -571,27 +568,11 @@ pub(crate) async fn my_data(
     caller: Authenticated,
     deps: web::Data<Context>,
 ) -> Result<HttpResponse, ApiError> {
-    let player = caller.player_id;
-    let pool = &deps.postgres;
-    let account = sqlx::query!(
-        r#"SELECT p.display_name, c.username AS "username?", rfc3339(p.created_at) AS "at!"
-           FROM players p LEFT JOIN credentials c ON c.player_id = p.id WHERE p.id = $1"#,
-        player,
-    )
-    .fetch_optional(pool)
-    .await?
-    .ok_or_else(|| ApiError::new(ErrorCode::TokenInvalid, "the access token's player is gone"))?;
-    let data = MyData {
-        player: PlayerRef {
-            id: player,
-            name: account.display_name,
-        },
-        username: account.username,
-        created_at: account.at,
-        ratings: file::ratings(pool, player).await?,
-        games: file::all_games(pool, player).await?,
-        sanctions: crate::fair_play::store::notices(pool, player, deps.clock.now_utc()).await?,
-    };
+    let data = super::data::my_data(&deps.postgres, caller.player_id, deps.clock.now_utc())
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(ErrorCode::TokenInvalid, "the access token's player is gone")
+        })?;
     Ok(HttpResponse::Ok()
         .insert_header((
             actix_web::http::header::CONTENT_DISPOSITION,

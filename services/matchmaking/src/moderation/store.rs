@@ -293,18 +293,30 @@ pub(crate) async fn played_in(
     .await
 }
 
+/// A report and the network its reporter signed up from (what the queue
+/// weighs reporters by; not shown).
+pub(crate) struct Filed {
+    pub report: Report,
+    pub reporter_network: Option<String>,
+}
+
 /// Reports, open ones only or all, about one player or everyone, newest
-/// first.
+/// first, each with its reporter's standing at `now`.
 pub(crate) async fn reports(
     pool: &PgPool,
     player: Option<Uuid>,
     open_only: bool,
     limit: i64,
-) -> Result<Vec<Report>, sqlx::Error> {
+    now: OffsetDateTime,
+) -> Result<Vec<Filed>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT r.id, r.reporter, a.display_name AS reporter_name, r.player_id,
                   p.display_name AS player_name, r.game_id, r.reason, r.text,
-                  rfc3339(r.created_at) AS "at!", rfc3339(r.closed_at) AS closed_at
+                  rfc3339(r.created_at) AS "at!", rfc3339(r.closed_at) AS closed_at,
+                  a.signup_network AS reporter_network, a.created_at AS reporter_since,
+                  EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = a.id) AS "registered!",
+                  (SELECT COALESCE(sum(games), 0) FROM ratings g WHERE g.player_id = a.id)::bigint
+                      AS "rated_games!"
            FROM reports r
            JOIN players a ON a.id = r.reporter
            JOIN players p ON p.id = r.player_id
@@ -320,12 +332,18 @@ pub(crate) async fn reports(
     Ok(rows
         .into_iter()
         .filter_map(|row| {
-            Some(Report {
+            let report = Report {
                 id: row.id,
                 reporter: PlayerRef {
                     id: row.reporter,
                     name: row.reporter_name,
                 },
+                reporter_standing: super::weigh::standing(
+                    row.registered,
+                    row.reporter_since,
+                    row.rated_games,
+                    now,
+                ),
                 player: PlayerRef {
                     id: row.player_id,
                     name: row.player_name,
@@ -335,6 +353,10 @@ pub(crate) async fn reports(
                 text: row.text,
                 at: row.at,
                 closed_at: row.closed_at,
+            };
+            Some(Filed {
+                report,
+                reporter_network: row.reporter_network,
             })
         })
         .collect())
@@ -359,18 +381,22 @@ pub(crate) async fn close_report(
 }
 
 /// Closes every open report about `player` (an action has answered them).
+/// Closes the open reports about `player` of `reason` (of every reason
+/// when `None`); returns how many.
 pub(crate) async fn close_reports_about(
     connection: &mut PgConnection,
     player: Uuid,
+    reason: Option<ReportReason>,
     by: Option<Uuid>,
     now: OffsetDateTime,
 ) -> Result<u64, sqlx::Error> {
     let done = sqlx::query!(
         "UPDATE reports SET closed_at = $2, closed_by = $3
-         WHERE player_id = $1 AND closed_at IS NULL",
+         WHERE player_id = $1 AND closed_at IS NULL AND ($4::text IS NULL OR reason = $4)",
         player,
         now,
         by,
+        reason.map(ReportReason::as_str),
     )
     .execute(connection)
     .await?;

@@ -123,6 +123,60 @@ pub fn pair(tickets: &[Ticket], rules: &PairingRules, now: u64) -> Vec<(usize, u
     pairs
 }
 
+/// What a waiting player can expect, from the tickets waiting now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forecast {
+    /// Milliseconds until a pairing wave that may pair `mine` with someone
+    /// waiting now, or until the AI fallback when nobody waiting is within
+    /// reach before it.
+    pub wait_ms: u64,
+    /// Whether `wait_ms` is the AI fallback (nobody waiting can be paired
+    /// with `mine` before it) rather than a person in reach.
+    pub ai_fallback: bool,
+    /// Others waiting who will not be paired with `mine` at once because
+    /// the two just played each other.
+    pub held_apart: u64,
+}
+
+/// When `mine` can expect an opponent among `tickets` (theirs included or
+/// not): the first wave after `now` at which the windows let some other
+/// ticket meet it, at most `fallback_at` (clock ms). An estimate: that
+/// other may be paired with someone closer first, and newcomers may come.
+pub fn forecast(
+    mine: &Ticket,
+    tickets: &[Ticket],
+    rules: &PairingRules,
+    now: u64,
+    fallback_at: u64,
+) -> Forecast {
+    let wave = rules.wave_ms.max(1);
+    let others = tickets.iter().filter(|other| other.player != mine.player);
+    let held_apart = others
+        .clone()
+        .filter(|other| {
+            mine.last_opponent == Some(other.player) || other.last_opponent == Some(mine.player)
+        })
+        .count() as u64;
+    // The waves from the next one to the fallback, each checked against
+    // every other ticket: a few dozen steps with the default settings.
+    let mut at = now - now % wave + wave;
+    while at < fallback_at {
+        if others.clone().any(|other| rules.allowed(mine, other, at)) {
+            return Forecast {
+                wait_ms: at - now,
+                ai_fallback: false,
+                held_apart,
+            };
+        }
+        at += wave;
+    }
+    Forecast {
+        wait_ms: fallback_at.saturating_sub(now),
+        ai_fallback: true,
+        held_apart,
+    }
+}
+
 /// Who moves first: the one who has had the first move less often lately
 /// (in Kalah the first player has a solved advantage); a tie goes by
 /// `coin`.
@@ -207,6 +261,58 @@ mod tests {
         let old = ticket(1500.0, 0);
         assert!(!rules.allowed(&new, &old, 0));
         assert!(rules.allowed(&new, &old, rules.mixed_after_waves * rules.wave_ms));
+    }
+
+    #[test]
+    fn the_forecast_waits_for_the_windows_to_meet_and_names_the_fallback() {
+        let rules = PairingRules::default();
+        let mine = ticket(1500.0, 0);
+        let fallback = 20_000;
+        // Alone: the AI comes at the fallback, and says so.
+        let alone = forecast(&mine, std::slice::from_ref(&mine), &rules, 1_000, fallback);
+        assert_eq!(
+            alone,
+            Forecast {
+                wait_ms: 19_000,
+                ai_fallback: true,
+                held_apart: 0
+            }
+        );
+        // Someone near: the next wave.
+        let near = ticket(1520.0, 0);
+        let soon = forecast(&mine, &[mine.clone(), near], &rules, 1_000, fallback);
+        assert_eq!((soon.wait_ms, soon.ai_fallback), (1_000, false));
+        // 100 apart: windows of 50 + 12 a wave meet after 5 waves (10 s).
+        let far = ticket(1600.0, 0);
+        let later = forecast(&mine, std::slice::from_ref(&far), &rules, 1_000, fallback);
+        assert_eq!((later.wait_ms, later.ai_fallback), (9_000, false));
+        // 400 apart: not before the fallback.
+        let out_of_reach = forecast(&mine, &[ticket(1900.0, 0)], &rules, 1_000, fallback);
+        assert!(out_of_reach.ai_fallback);
+        assert_eq!(out_of_reach.wait_ms, 19_000);
+    }
+
+    #[test]
+    fn the_forecast_says_who_is_held_apart_as_a_last_opponent() {
+        let rules = PairingRules::default();
+        let mut mine = ticket(1500.0, 0);
+        let last = ticket(1500.0, 0);
+        mine.last_opponent = Some(last.player);
+        let both = forecast(&mine, &[mine.clone(), last.clone()], &rules, 0, 20_000);
+        assert_eq!(
+            both,
+            Forecast {
+                wait_ms: 20_000,
+                ai_fallback: true,
+                held_apart: 1
+            }
+        );
+        // Whichever of the two remembers the other.
+        let mut theirs = last.clone();
+        theirs.last_opponent = Some(mine.player);
+        mine.last_opponent = None;
+        let held = forecast(&mine, &[theirs, ticket(1510.0, 0)], &rules, 0, 20_000);
+        assert_eq!((held.held_apart, held.ai_fallback), (1, false));
     }
 
     #[test]

@@ -6,8 +6,8 @@ use actix_web::{HttpResponse, web};
 use mancala_platform::api_errors::{BadBody, BadQuery, NotFound, Unauthenticated};
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::tournament::{
-    JoinTournament, NewTournament, Tournament, TournamentList, TournamentResult, TournamentResults,
-    TournamentStatus, TournamentView,
+    JoinTournament, MAX_RATING_BAND, NewTournament, TOURNAMENT_NAME, Tournament, TournamentList,
+    TournamentResult, TournamentResults, TournamentStatus, TournamentView,
 };
 use mancala_proto::{ErrorBody, ErrorCode};
 use serde::Deserialize;
@@ -57,10 +57,7 @@ pub(crate) async fn create(
     body: web::Json<NewTournament>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > 60 {
-        return Err(invalid("`name` is 1 to 60 characters"));
-    }
+    let name = &TOURNAMENT_NAME.clean(&body.name)?;
     if !(5..=MAX_MINUTES).contains(&body.minutes) {
         return Err(invalid("`minutes` is 5 to 1,440"));
     }
@@ -72,6 +69,13 @@ pub(crate) async fn create(
     }
     if body.max_players.is_some_and(|n| !(2..=10_000).contains(&n)) {
         return Err(invalid("`max_players` is 2 to 10,000"));
+    }
+    if [body.min_rating, body.max_rating]
+        .into_iter()
+        .flatten()
+        .any(|band| band > MAX_RATING_BAND)
+    {
+        return Err(invalid("`min_rating` and `max_rating` are 0 to 5,000"));
     }
     if let (Some(low), Some(high)) = (body.min_rating, body.max_rating)
         && low > high

@@ -113,10 +113,10 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, ScheduleError> {
             name: text.name.clone(),
             problem: problem.to_owned(),
         };
-        if text.name.trim().is_empty() || text.name.chars().count() > 60 {
-            return Err(problem("a name of 1 to 60 characters"));
-        }
-        if rules.iter().any(|rule: &Rule| rule.name == text.name) {
+        let name = mancala_proto::tournament::TOURNAMENT_NAME
+            .clean(&text.name)
+            .map_err(|error| problem(&error.to_string()))?;
+        if rules.iter().any(|rule: &Rule| rule.name == name) {
             return Err(problem("two rules with one name"));
         }
         let cron = croner::Cron::from_str(&text.cron)
@@ -126,13 +126,20 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, ScheduleError> {
         if !(1..=MAX_MINUTES).contains(&text.minutes) {
             return Err(problem("`minutes` is 1 to 1,440"));
         }
+        if [text.min_rating, text.max_rating]
+            .into_iter()
+            .flatten()
+            .any(|band| band > mancala_proto::tournament::MAX_RATING_BAND)
+        {
+            return Err(problem("`min_rating` and `max_rating` are 0 to 5,000"));
+        }
         if let (Some(low), Some(high)) = (text.min_rating, text.max_rating)
             && low > high
         {
             return Err(problem("`min_rating` above `max_rating`"));
         }
         rules.push(Rule {
-            name: text.name,
+            name,
             cron,
             shape: Shape {
                 variant: queue.variant,

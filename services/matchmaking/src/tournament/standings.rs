@@ -62,7 +62,7 @@ pub fn standings<'a>(entrants: &'a [Entrant], games: &[FinishedGame]) -> Vec<(En
         .map(|entrant| Entry {
             player: entrant.player,
             tally: Tally::of(played.get(&entrant.player).map_or(&[][..], Vec::as_slice)),
-            rating: entrant.rating,
+            rating: entrant.entry_rating,
         })
         .collect();
     rank(&mut entries);
@@ -98,6 +98,7 @@ mod tests {
             name: format!("P{n}"),
             joined_ms: 0,
             rating: 1500.0,
+            entry_rating: 1500.0,
             paused: false,
             withdrawn: false,
             last_opponent: None,

@@ -31,7 +31,13 @@ pub struct Entrant {
     pub name: String,
     /// When they joined (clock ms).
     pub joined_ms: u64,
+    /// The rating now, in the arena's variant: what pairing and the
+    /// standings go by and show.
     pub rating: f64,
+    /// The rating they joined with: the band was checked against it, and
+    /// it breaks the last ties (a tie-break that moved after the arena
+    /// would reorder final standings).
+    pub entry_rating: f64,
     pub paused: bool,
     pub withdrawn: bool,
     pub last_opponent: Option<Uuid>,
@@ -293,13 +299,17 @@ pub async fn step_out(
     Ok(changed.rows_affected() == 1)
 }
 
-/// Everyone who joined, with their display names.
+/// Everyone who joined, with their display names and ratings.
 pub async fn entrants(pool: &PgPool, id: Uuid) -> Result<Vec<Entrant>, sqlx::Error> {
     let rows = sqlx::query!(
-        "SELECT e.player_id, p.display_name, e.rating, e.paused, e.withdrawn, e.last_opponent,
-                e.first_balance, e.current_game, e.joined_at, e.seated_at
-         FROM tournament_players e JOIN players p ON p.id = e.player_id
-         WHERE e.tournament_id = $1",
+        r#"SELECT e.player_id, p.display_name, e.rating AS entry_rating,
+                  COALESCE(r.rating, e.rating) AS "rating!", e.paused, e.withdrawn,
+                  e.last_opponent, e.first_balance, e.current_game, e.joined_at, e.seated_at
+           FROM tournament_players e
+           JOIN tournaments t ON t.id = e.tournament_id
+           JOIN players p ON p.id = e.player_id
+           LEFT JOIN ratings r ON r.player_id = e.player_id AND r.variant = t.variant
+           WHERE e.tournament_id = $1"#,
         id
     )
     .fetch_all(pool)
@@ -311,6 +321,7 @@ pub async fn entrants(pool: &PgPool, id: Uuid) -> Result<Vec<Entrant>, sqlx::Err
             name: r.display_name,
             joined_ms: millis(r.joined_at),
             rating: r.rating,
+            entry_rating: r.entry_rating,
             paused: r.paused,
             withdrawn: r.withdrawn,
             last_opponent: r.last_opponent,

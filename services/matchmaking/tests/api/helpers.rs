@@ -73,6 +73,7 @@ pub(crate) fn roomy_limits() -> AccountSettings {
     };
     AccountSettings {
         signups_per_ip: roomy,
+        registrations_per_ip: roomy,
         login_failures_per_account: roomy,
         login_failures_per_account_all: roomy,
         login_failures_per_ip: roomy,

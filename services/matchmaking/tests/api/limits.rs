@@ -39,13 +39,49 @@ async fn guest_creation_is_limited_per_address() {
         .await;
     reply.expect_error(429, ErrorCode::RateLimited);
     assert!((1..=600).contains(&retry_after(&reply)));
-    // Registering counts against the same allowance.
+    // Registering a new player (no guest behind it) counts against the
+    // same allowance.
     app.register("erin", "long enough", None)
         .await
         .expect_error(429, ErrorCode::RateLimited);
     // The next window lets guests in again.
     app.clock.advance(600_000);
     app.guest().await;
+    app.cleanup().await;
+}
+
+#[actix_web::test]
+async fn registrations_are_limited_per_address_apart_from_new_guests() {
+    let app = TestApp::spawn_with(AccountSettings {
+        registrations_per_ip: limit(2),
+        ..roomy_limits()
+    })
+    .await;
+    for name in ["ann", "ben"] {
+        let guest = app.guest().await;
+        assert_eq!(
+            app.register(name, "long enough", Some(&guest.access_token))
+                .await
+                .status
+                .as_u16(),
+            201
+        );
+    }
+    // A third guest still comes in, but may not register in this window.
+    let third = app.guest().await;
+    let reply = app
+        .register("cat", "long enough", Some(&third.access_token))
+        .await;
+    reply.expect_error(429, ErrorCode::RateLimited);
+    assert!((1..=600).contains(&retry_after(&reply)));
+    app.clock.advance(600_000);
+    assert_eq!(
+        app.register("cat", "long enough", Some(&third.access_token))
+            .await
+            .status
+            .as_u16(),
+        201
+    );
     app.cleanup().await;
 }
 
