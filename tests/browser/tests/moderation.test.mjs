@@ -85,11 +85,12 @@ test('the console in Korean: a report, the account, a warning and a ban, the log
   await trollPage.getByTestId('moderator-notice-ranked_ban').waitFor();
   assert.equal(await trollPage.getByTestId('moderator-notice-warning').count(), 0, 'a dismissed warning stays dismissed');
 
-  // The audit log: each action once, newest first.
+  // The audit log: each action once, newest first (other tests' lines on
+  // this server come after ours).
   await boss.getByTestId('mod-tab-log').click();
   await boss.getByTestId('mod-log-entry').first().waitFor();
   const actions = await boss.getByTestId('mod-log-entry').evaluateAll((rows) => rows.map((row) => row.dataset.action));
-  assert.deepEqual(actions, ['note', 'ban_ranked', 'warn', 'set_role']);
+  assert.deepEqual(actions.slice(0, 4), ['note', 'ban_ranked', 'warn', 'set_role']);
   await shoot(boss, '43-mod-log-ko');
 
   // The live games, and one of them watched.

@@ -25,6 +25,9 @@ test('a guest queues for ranked Kalah and gets the AI fallback', { timeout: 60_0
   await status.getByTestId('queue-ai').waitFor();
   assert.match(await status.getByTestId('queue-waiting').textContent(), /\d+ waiting/);
   assert.match(await status.getByTestId('queue-ai').textContent(), /AI opponent/);
+  // Alone in the queue, the wait is not dressed up as a prediction.
+  assert.equal(await status.getByTestId('queue-eta').getAttribute('data-basis'), 'ai');
+  assert.match(await status.getByTestId('queue-eta').textContent(), /nobody near your rating yet/);
   assert.ok(await page.getByTestId('queue-leave').isVisible(), 'the queue can be left');
   await shoot(page, '3-queue-waiting');
 

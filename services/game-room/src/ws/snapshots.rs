@@ -101,6 +101,16 @@ impl Snapshots {
         }
     }
 
+    /// A notice without a version reached a watcher here (a rematch
+    /// started, a room closed): the snapshot cached before it no longer
+    /// says what the game is, so the next watcher loads it afresh.
+    pub(crate) fn noticed(&self, game: Uuid) {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = games.get_mut(&game) {
+            entry.load = None;
+        }
+    }
+
     /// The load to share for `game` at `at_least`: the cached one while it
     /// is fresh and new enough, else a new one.
     fn cell(&self, game: Uuid, at_least: u64) -> Load {

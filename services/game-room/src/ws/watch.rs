@@ -85,13 +85,13 @@ async fn snapshot(
 
 /// A message from the game's channel: its version when it is an event,
 /// and what to pass to the watcher (`None`: a message that is not ours).
-fn routed(text: &ByteString) -> Option<(Option<u64>, ByteString)> {
+fn routed(text: &ByteString) -> Option<(Route, Option<u64>, ByteString)> {
     let (route, start) = GameBus::route(text).ok()?;
     let version = match route {
         Route::Event { version } => Some(version),
         Route::Notice | Route::Watchers { .. } | Route::RatingChange => None,
     };
-    Some((version, text.slice_ref(&text[start..])))
+    Some((route, version, text.slice_ref(&text[start..])))
 }
 
 /// Serves a watcher: never hosts the game, so watching wakes nothing.
@@ -176,7 +176,13 @@ pub(crate) async fn run(
                 Inbound::Nothing => {}
             },
             event = subscription.receiver.recv() => {
-                let event = event.map(|text| routed(&text));
+                let event = event.map(|text| {
+                    let routed = routed(&text)?;
+                    if matches!(routed.0, Route::Notice) {
+                        snapshots.noticed(game);
+                    }
+                    Some((routed.1, routed.2))
+                });
                 let seen = event.as_ref().ok().and_then(|routed| routed.as_ref()?.0);
                 if let Some(seen) = seen {
                     snapshots.saw(game, seen);
