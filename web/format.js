@@ -93,6 +93,8 @@ export function errorMessage(error) {
     return t('err_signup_limited', { wait: waitText(wait) });
   }
   if (code === 'ranked_banned') return t('err_ranked_banned', { wait: waitText(wait) });
+  // Refused with the player's own rated game named: no engine help now.
+  if (code === 'not_allowed' && (error?.gameId || error?.game_id)) return t('err_engine_barred');
   return has(key) ? t(key) : t('err_internal');
 }
 

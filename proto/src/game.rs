@@ -30,7 +30,15 @@ pub enum ClientMessage {
     /// Play `pit` as move number `ply` (the first move of the game is ply
     /// 1; an extra turn is a new ply). Resending an applied move gets its
     /// `moved` again; any other wrong ply gets `stale_ply` and a `state`.
-    Move { pit: u8, ply: u32 },
+    /// `hidden_ms`: how long the page was hidden during this turn, as the
+    /// web client measures it (kept with the move for the fair-play
+    /// sentinel; never a rule).
+    Move {
+        pit: u8,
+        ply: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hidden_ms: Option<u32>,
+    },
     /// Give up the game.
     Resign,
     /// Ask for the events after version `since`: they come as they were,
@@ -70,7 +78,9 @@ impl std::fmt::Debug for ClientMessage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ClientMessage::Auth { .. } => f.write_str("Auth(..)"),
-            ClientMessage::Move { pit, ply } => write!(f, "Move {{ pit: {pit}, ply: {ply} }}"),
+            ClientMessage::Move { pit, ply, .. } => {
+                write!(f, "Move {{ pit: {pit}, ply: {ply} }}")
+            }
             ClientMessage::Resign => f.write_str("Resign"),
             ClientMessage::Sync { since } => write!(f, "Sync {{ since: {since} }}"),
             ClientMessage::Ping => f.write_str("Ping"),
@@ -846,7 +856,14 @@ mod tests {
     fn messages_are_tagged_and_strict() {
         let parsed: ClientMessage =
             serde_json::from_str(r#"{"t":"move","d":{"pit":3,"ply":1}}"#).unwrap();
-        assert_eq!(parsed, ClientMessage::Move { pit: 3, ply: 1 });
+        assert_eq!(
+            parsed,
+            ClientMessage::Move {
+                pit: 3,
+                ply: 1,
+                hidden_ms: None
+            }
+        );
         assert_eq!(
             serde_json::from_str::<ClientMessage>(r#"{"t":"ping"}"#).unwrap(),
             ClientMessage::Ping

@@ -142,6 +142,30 @@ pub enum ReporterStanding {
     New,
     /// Registered, a week old or more, with ten rated games or more.
     Established,
+    /// The fair-play sentinel: a signal in the account's rated games,
+    /// with its evidence.
+    Automatic,
+}
+
+/// What an automatic report rests on: the signal, its figures, and the
+/// games with theirs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// `ring`, `engine`, `program` or `sandbagging`.
+    pub signal: String,
+    /// The signal's figures by name (counts, shares, stones a move,
+    /// coefficients of variation).
+    pub figures: std::collections::BTreeMap<String, f64>,
+    pub games: Vec<GameEvidence>,
+}
+
+/// One game an automatic report names, with its own figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GameEvidence {
+    pub game: Uuid,
+    pub figures: std::collections::BTreeMap<String, f64>,
 }
 
 /// A report, as moderators see it.
@@ -149,8 +173,13 @@ pub enum ReporterStanding {
 #[serde(deny_unknown_fields)]
 pub struct Report {
     pub id: i64,
-    pub reporter: PlayerRef,
+    /// Absent for an automatic report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reporter: Option<PlayerRef>,
     pub reporter_standing: ReporterStanding,
+    /// An automatic report's evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
     pub player: PlayerRef,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game: Option<Uuid>,

@@ -147,6 +147,11 @@ pub struct TournamentResult {
     pub rank: u32,
     pub score: i32,
     pub games: u32,
+    /// A place on the podium of a listed arena: what a profile shows as
+    /// a title. A private arena's result never is (anyone can make one and
+    /// fill it with friends); it is shown as private.
+    #[serde(default)]
+    pub title: bool,
 }
 
 /// `GET /v1/players/{id}/tournaments`: the finished arenas, newest first.

@@ -151,7 +151,11 @@ async fn run(workers: usize) {
         // the game counts; then seat 0 resigns.
         for (ply, mover) in [(1, 0), (2, 1)] {
             sockets[mover]
-                .send(&ClientMessage::Move { pit: 1, ply })
+                .send(&ClientMessage::Move {
+                    pit: 1,
+                    ply,
+                    hidden_ms: None,
+                })
                 .await
                 .unwrap();
             for socket in &mut sockets {

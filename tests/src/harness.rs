@@ -166,7 +166,39 @@ pub async fn call(
     body: Option<Value>,
     token: Option<&str>,
 ) -> (u16, Value) {
-    let client = client();
+    call_with(&client(), method, url, body, token).await
+}
+
+/// A client whose connections leave from `local`, an address of this
+/// machine: on loopback, any of 127.0.0.0/8, so that each of many
+/// accounts can come from a network (a /24) of its own, as accounts of a
+/// ring spread over many networks do.
+pub fn client_from(local: std::net::IpAddr) -> awc::Client {
+    awc::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .max_http_version(awc::http::Version::HTTP_11)
+        .local_address(local)
+        .finish()
+}
+
+/// [`call`] from the address `local` (see [`client_from`]).
+pub async fn call_from(
+    local: std::net::IpAddr,
+    method: &str,
+    url: String,
+    body: Option<Value>,
+    token: Option<&str>,
+) -> (u16, Value) {
+    call_with(&client_from(local), method, url, body, token).await
+}
+
+async fn call_with(
+    client: &awc::Client,
+    method: &str,
+    url: String,
+    body: Option<Value>,
+    token: Option<&str>,
+) -> (u16, Value) {
     let mut request = match method {
         "POST" => client.post(&url),
         "DELETE" => client.delete(&url),
@@ -271,6 +303,7 @@ impl Ws {
 }
 
 /// A guest signed in through the accounts API.
+#[derive(Clone, Debug)]
 pub struct Guest {
     pub id: String,
     pub token: String,
@@ -370,6 +403,41 @@ pub async fn registered_player(matchmaking: &str, name: &str) -> (String, String
         Some(&token),
     )
     .await;
+    (
+        session["player"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        session["access_token"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+/// A guest made from the address `local` who registers as `name` there:
+/// their id and access token (an account whose sign-up network is
+/// `local`'s /24).
+pub async fn registered_from(base: &str, name: &str, local: std::net::IpAddr) -> (String, String) {
+    let (status, guest) = call_from(
+        local,
+        "POST",
+        format!("{base}/v1/auth/guest"),
+        Some(serde_json::json!({})),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "a guest from {local}: {guest}");
+    let token = guest["access_token"].as_str().unwrap_or_default();
+    let (status, session) = call_from(
+        local,
+        "POST",
+        format!("{base}/v1/auth/register"),
+        Some(serde_json::json!({"username": name, "password": "correct horse battery"})),
+        Some(token),
+    )
+    .await;
+    assert_eq!(status, 201, "{name} from {local}: {session}");
     (
         session["player"]["id"]
             .as_str()

@@ -11,6 +11,7 @@ import { confirmDialog, toast, toastError } from '../ui.js';
 import { apply, fromState, isHotseat, isLive, isPlayer } from '../match/model.js';
 import { againPath, againRequest } from '../match/again.js';
 import { createGameView } from '../match/view.js';
+import { turnFocus } from '../turn-focus.js';
 
 const AUTH_ERRORS = new Set(['token_expired', 'token_invalid', 'unauthenticated']);
 const MOVE_ERRORS = new Set(['pit_out_of_range', 'empty_pit', 'must_feed', 'not_your_turn', 'game_over', 'stale_ply', 'not_allowed']);
@@ -66,6 +67,7 @@ export function mount(root, { id, mode }) {
   socket.start();
 
   const ticker = setInterval(() => view.tick(), 250);
+  const focus = turnFocus();
 
   function context() {
     const bottom = watching || game.you === null ? 0 : game.you;
@@ -85,7 +87,11 @@ export function mount(root, { id, mode }) {
       loading.remove();
       root.append(view.el);
     }
-    view.update(game, context());
+    const ctx = context();
+    // Only a seat of my own against someone else counts (on one device the
+    // page is shared; against the AI nothing is at stake).
+    focus.update(ctx.playableSeat !== null && !isHotseat(game) && !game.againstAi);
+    view.update(game, ctx);
     if (tournament && !watching && !isLive(game) && backTimer === null) {
       backTimer = setTimeout(() => navigate(`/tournament/${encodeURIComponent(tournament)}`), 3_000);
     }
@@ -190,7 +196,9 @@ export function mount(root, { id, mode }) {
     const ctx = context();
     if (ctx.playableSeat !== seat || !game.legal.includes(pit)) return;
     const ply = game.ply + 1;
-    if (!socket.send({ t: 'move', d: { pit, ply } })) {
+    const move = { pit, ply };
+    if (!isHotseat(game) && !game.againstAi) move.hidden_ms = focus.take();
+    if (!socket.send({ t: 'move', d: move })) {
       toast(t('reconnecting'), 'error');
       return;
     }
@@ -313,6 +321,7 @@ export function mount(root, { id, mode }) {
     destroy() {
       socket.stop();
       clearInterval(ticker);
+      focus.stop();
       clearTimeout(pendingTimer);
       document.removeEventListener('keydown', onKey);
       clearTimeout(backTimer);

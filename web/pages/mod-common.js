@@ -44,6 +44,38 @@ export function playerLink(ref) {
   return h('a', { href: `/mod/player/${ref.id}`, 'data-testid': 'mod-player-link', text: ref.name });
 }
 
+// Who filed a report: a player, or the fair-play sentinel.
+export function reporterLink(report) {
+  if (!report.reporter) return h('span', { class: 'pill', 'data-testid': 'mod-automatic', text: t('mod_sentinel') });
+  return playerLink(report.reporter);
+}
+
+const FIGURES = new Set([
+  'wins', 'wins_over_thin', 'thin_opponents', 'wins_given_up_quickly', 'opponents_giving_up_quickly',
+  'opponents_playing_only_them', 'losses', 'losses_given_up_to_weaker', 'games', 'moves',
+  'best_move_share', 'mean_loss_stones', 'exact_share', 'move_time_cv', 'move_time_window_cv',
+  'hidden_share_of_own_time', 'plies', 'opponent_thin', 'given_up', 'rating_gap',
+]);
+
+function figureList(figures) {
+  return h('dl', { class: 'mod-figures' }, Object.entries(figures).map(([name, value]) => [
+    h('dt', { text: FIGURES.has(name) ? t(`figure_${name}`) : name }),
+    h('dd', { text: String(value) }),
+  ]));
+}
+
+// An automatic report's evidence: the signal, its figures, and each game
+// with its own (the game one click from watching it again).
+export function evidenceView(evidence) {
+  if (!evidence) return null;
+  return h('div', { class: 'mod-evidence', 'data-testid': 'mod-evidence', dataset: { signal: evidence.signal } },
+    h('p', { class: 'small', text: t(`signal_${evidence.signal}`) }),
+    figureList(evidence.figures),
+    h('ul', { class: 'mod-evidence-games' }, evidence.games.map((game) => h('li', { 'data-testid': 'mod-evidence-game' },
+      h('a', { class: 'small', href: `/watch/${game.game}`, text: t('mod_the_game') }), ' ',
+      figureList(game.figures)))));
+}
+
 export function when(iso) {
   return iso ? date(iso) : '–';
 }

@@ -8,7 +8,7 @@ import { t } from '../i18n.js';
 import { api, post } from '../api.js';
 import { number, variantName } from '../format.js';
 import { toast, toastError } from '../ui.js';
-import { failure, field, isAdmin, modPage, playerLink, reasonInput, when } from './mod-common.js';
+import { evidenceView, failure, field, isAdmin, modPage, playerLink, reasonInput, reporterLink, when } from './mod-common.js';
 
 const ACTIONS = ['warn', 'ban_ranked', 'rename', 'mark', 'close', 'reopen', 'set_role'];
 const REPORT_REASONS = ['engine', 'boosting', 'stalling', 'offensive_name'];
@@ -148,10 +148,10 @@ export function mount(root, { id }) {
     if (!file.reports.length) return h('p', { class: 'muted', text: t('mod_none') });
     return h('ul', { class: 'mod-list' }, file.reports.map((r) => h('li', {},
       h('span', { class: 'pill', text: t(`report_reason_${r.reason}`) }), ' ',
-      playerLink(r.reporter),
-      h('span', { class: 'muted small', 'data-testid': 'reporter-standing', text: ` (${t(`reporter_${r.reporter_standing}`)})` }),
+      reporterLink(r),
+      r.reporter ? h('span', { class: 'muted small', 'data-testid': 'reporter-standing', text: ` (${t(`reporter_${r.reporter_standing}`)})` }) : null,
       h('span', { class: 'muted small', text: ` · ${when(r.at)}${r.closed_at ? ` · ${t('mod_closed')}` : ''}` }),
-      r.text ? h('p', { class: 'small', text: r.text }) : null)));
+      r.evidence ? evidenceView(r.evidence) : r.text ? h('p', { class: 'small', text: r.text }) : null)));
   }
 
   function offences() {

@@ -6,7 +6,7 @@ import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { api, post } from '../api.js';
 import { toast, toastError } from '../ui.js';
-import { failure, modPage, playerLink, reasonInput, when } from './mod-common.js';
+import { evidenceView, failure, modPage, playerLink, reasonInput, reporterLink, when } from './mod-common.js';
 
 export function mount(root) {
   let queue = null;
@@ -49,10 +49,10 @@ export function mount(root) {
     return h('li', { class: 'mod-report', 'data-testid': 'mod-report' },
       h('div', { class: 'mod-report-head' },
         h('span', { class: 'pill', text: t(`report_reason_${report.reason}`) }),
-        h('span', { class: 'muted small', text: `${t('mod_by')} ` }), playerLink(report.reporter),
+        h('span', { class: 'muted small', text: `${t('mod_by')} ` }), reporterLink(report),
         h('span', { class: 'muted small', text: ` · ${when(report.at)}` }),
         report.game ? h('a', { class: 'small', href: `/watch/${report.game}`, 'data-testid': 'mod-report-game', text: t('mod_the_game') }) : null),
-      report.text ? h('p', { class: 'mod-report-text', text: report.text }) : null,
+      report.evidence ? evidenceView(report.evidence) : report.text ? h('p', { class: 'mod-report-text', text: report.text }) : null,
       h('form', {
         class: 'mod-inline',
         onsubmit: async (event) => {

@@ -75,7 +75,10 @@ export function mount(root, { id }) {
         h('a', { class: 'game-row', href: `/tournament/${r.tournament.id}` },
           h('span', { class: 'game-row-variant' }, h('strong', { text: r.tournament.name })),
           h('span', { class: 'game-row-meta' },
-            h('span', { class: `pill ${r.rank <= 3 ? 'win' : ''}`, text: t('tournament_place', { rank: r.rank, n: r.tournament.players }) }),
+            // A podium of a listed arena is a title; a private arena's
+            // place is shown as private, never as one.
+            r.tournament.private ? h('span', { class: 'pill', 'data-testid': 'private-arena', text: t('private_arena') }) : null,
+            h('span', { class: `pill ${r.title ? 'win' : ''}`, 'data-testid': 'arena-place', dataset: { title: String(Boolean(r.title)) }, text: t('tournament_place', { rank: r.rank, n: r.tournament.players }) }),
             h('span', { class: 'muted', text: t('tournament_points', { n: r.score }) })))))),
     ];
   }

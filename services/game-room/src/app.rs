@@ -86,6 +86,7 @@ impl GameRoom {
         metrics::counter!("game_leases_lost_total").increment(0);
         let hosted = HostedGames::new(deps);
         hosted.spawn_room_sweeper();
+        crate::sentinel::spawn(hosted.deps().clone());
         if let Some(url) = instance_url {
             let hosted = hosted.clone();
             tokio::spawn(async move { hosted.advertise_forever(url).await });

@@ -16,6 +16,7 @@ pub mod lease;
 pub(crate) mod lists;
 pub mod openapi;
 pub(crate) mod routes;
+pub mod sentinel;
 pub(crate) mod store;
 pub(crate) mod ws;
 

@@ -216,7 +216,7 @@ pub(crate) async fn game_record(
     responses(
         (status = 200, description = "The analysis", body = GameAnalysis),
         mancala_platform::api_errors::NotFound,
-        (status = 409, description = "`not_allowed`: the game is not over", body = ErrorBody),
+        (status = 409, description = "`not_allowed`: the game is not over, or the caller's own rated game is on (no engine help until it ends)", body = ErrorBody),
         (status = 503, description = "`unavailable`: another analysis is running; see `Retry-After` (never to the game's players)", body = ErrorBody),
         (status = 429, description = "`rate_limited`: this caller had enough analyses worked out for now; see `Retry-After` (never the game's players, nor an analysis already kept)", body = ErrorBody),
         (status = 401, description = "`token_invalid` or `token_expired`: a bearer token was sent and is not good", body = ErrorBody),
@@ -232,6 +232,14 @@ pub(crate) async fn game_analysis(
 ) -> Result<web::Json<GameAnalysis>, ApiError> {
     let deps = hosted.deps();
     let id = id.into_inner();
+    if let Some(caller) = &caller.0
+        && let Some(game) = crate::ws::play::engine_barred(deps, caller.player_id, id).await
+    {
+        return Err(ApiError {
+            game_id: Some(game),
+            ..ApiError::new(ErrorCode::NotAllowed, crate::ws::play::ENGINE_BARRED)
+        });
+    }
     let analyses = deps.ai.analyses();
     if let Some(kept) = analyses.in_memory(id) {
         return Ok(web::Json((*kept).clone()));

@@ -44,6 +44,7 @@ fn playable(spec: mancala_proto::VariantSpec) -> Result<Variant, ApiError> {
         (status = 201, description = "The game", body = NewGameAnswer),
         (status = 400, description = "`invalid_input`: unknown level or variant", body = ErrorBody),
         (status = 401, description = "`unauthenticated`", body = ErrorBody),
+        (status = 409, description = "`not_allowed`: the caller's rated game is on (no engine help until it ends)", body = ErrorBody),
         (status = 503, description = "`unavailable`: games cannot be made now; retry", body = ErrorBody),
         mancala_platform::api_errors::BodyTooLarge,
         (status = 429, description = "`rate_limited`, with `Retry-After`: too many games made lately, or too many going (or invites waiting)", body = ErrorBody),
@@ -58,6 +59,18 @@ pub(crate) async fn ai_game(
     deps.admission.admit("new_game")?;
     let body = body.into_inner();
     let variant = playable(body.variant)?;
+    // The AI's replies are an engine's moves: none while the player's own
+    // rated game is on (a position set up against it would be a second
+    // brain).
+    if let Some(game) = live_ranked_game(&deps.postgres, caller.player_id).await? {
+        return Err(ApiError {
+            game_id: Some(game),
+            ..ApiError::new(
+                ErrorCode::NotAllowed,
+                "your rated game is on: no engine help until it ends (hints, analyses and AI games wait)",
+            )
+        });
+    }
     limits::new_casual_game(&deps, caller.player_id).await?;
     let level: Level = body
         .level

@@ -9,6 +9,16 @@
 //!   linked opponents is bounded, per variant, by `APP_LINKED_GAIN_BUDGET`
 //!   points over those days, however many such opponents there are;
 //!   losses count in full.
+//! - An opponent is *thin* when their account is younger than
+//!   `APP_THIN_ACCOUNT_DAYS` (7), they have played fewer than
+//!   `APP_THIN_GAMES` (10) rated games of the variant, or five of their
+//!   last ten rated games were lost by resignation, flag or leaving within
+//!   20 plies. What a player gains from thin opponents is bounded, per
+//!   variant, by `APP_THIN_GAIN_BUDGET` (80) points *net* over
+//!   `APP_THIN_GAIN_DAYS` (30): losses to thin opponents give the budget
+//!   back, so a newcomer who wins and loses among newcomers near their
+//!   level never meets it, while a ring of fresh accounts, from however
+//!   many networks, gives its climber 80 points a month.
 //!
 //! Pure: the worker asks before it writes, with the gains already taken.
 
@@ -21,8 +31,9 @@ pub enum Counts {
     Full,
     /// Not at all: a registered player against a guest.
     Held,
-    /// Against a linked opponent, with `left` points of gain left to take.
-    Linked { left: f64 },
+    /// Against a linked or thin opponent, with `left` points of gain left
+    /// to take (the smaller budget's, when both bound it).
+    Bounded { left: f64 },
 }
 
 /// The rating a player leaves the game with: Glicko's `after`, within
@@ -32,7 +43,7 @@ pub fn bounded(stored: Rating, before: Rating, after: Rating, counts: Counts) ->
     match counts {
         Counts::Full => after,
         Counts::Held => stored,
-        Counts::Linked { left } => Rating {
+        Counts::Bounded { left } => Rating {
             rating: after.rating.min(before.rating + left.max(0.0)),
             ..after
         },
@@ -63,13 +74,13 @@ mod tests {
     fn a_game_counts_in_full_held_or_up_to_what_is_left() {
         assert_eq!(bounded(BEFORE, BEFORE, WON, Counts::Full), WON);
         assert_eq!(bounded(BEFORE, BEFORE, WON, Counts::Held), BEFORE);
-        let capped = bounded(BEFORE, BEFORE, WON, Counts::Linked { left: 20.0 });
+        let capped = bounded(BEFORE, BEFORE, WON, Counts::Bounded { left: 20.0 });
         assert_eq!((capped.rating, capped.rd), (1520.0, 180.0));
-        let spent = bounded(BEFORE, BEFORE, WON, Counts::Linked { left: -5.0 });
+        let spent = bounded(BEFORE, BEFORE, WON, Counts::Bounded { left: -5.0 });
         assert_eq!(spent.rating, 1500.0);
         // A loss to a linked account is a loss.
         assert_eq!(
-            bounded(BEFORE, BEFORE, LOST, Counts::Linked { left: 0.0 }),
+            bounded(BEFORE, BEFORE, LOST, Counts::Bounded { left: 0.0 }),
             LOST
         );
     }

@@ -35,6 +35,32 @@ pub struct BoostingSettings {
     /// linked accounts over `APP_LINKED_ACCOUNT_DAYS`.
     #[arg(env = "APP_LINKED_GAIN_BUDGET", default_value_t = 50.0)]
     pub linked_budget: f64,
+    /// Net rating points a player can gain, per variant, from games
+    /// against thin opponents (young accounts, few rated games, or mostly
+    /// quick losses) over `APP_THIN_GAIN_DAYS`: gains count up, losses
+    /// against them count down.
+    #[arg(env = "APP_THIN_GAIN_BUDGET", default_value_t = 80.0)]
+    pub thin_budget: f64,
+    /// The window of `APP_THIN_GAIN_BUDGET`, in days.
+    #[arg(env = "APP_THIN_GAIN_DAYS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..=3650))]
+    pub thin_days: u32,
+    /// An account younger than this many days is a thin opponent.
+    #[arg(env = "APP_THIN_ACCOUNT_DAYS", default_value_t = 7,
+          value_parser = clap::value_parser!(u32).range(0..=3650))]
+    pub thin_account_days: u32,
+    /// An opponent with fewer rated games of the variant than this is
+    /// thin.
+    #[arg(env = "APP_THIN_GAMES", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub thin_games: u32,
+}
+
+impl BoostingSettings {
+    /// A loss within this many plies by resignation, flag or leaving is a
+    /// quick one; five of an opponent's last ten make them thin.
+    pub const QUICK_LOSS_PLIES: i32 = 20;
+    pub const QUICK_LOSSES_NEEDED: i32 = 5;
 }
 
 /// Everything the rating service is configured with.

@@ -43,6 +43,9 @@ pub struct GameToRate {
     pub held: [bool; 2],
     /// The two accounts are linked (see `boosting`).
     pub linked: bool,
+    /// Which seats' players were thin opponents (see `boosting`) when the
+    /// game was claimed: what the other seat gains from them is bounded.
+    pub thin: [bool; 2],
     /// A mark on one of the players voids it: it moves nobody.
     pub voided: bool,
 }
@@ -60,6 +63,8 @@ pub struct Line {
     pub before: Rating,
     pub after: Rating,
     pub linked: bool,
+    /// The player's opponent was thin.
+    pub opponent_thin: bool,
     pub voided: bool,
 }
 
@@ -82,6 +87,9 @@ pub struct Ledger {
     /// Per player and variant: when, and how many points, each gain from
     /// a linked opponent (only those that may still count).
     linked_gains: HashMap<(Uuid, VariantName), Vec<(OffsetDateTime, f64)>>,
+    /// Per player and variant: when, and how many points (negative for a
+    /// loss), each game against a thin opponent moved the rating.
+    thin_moves: HashMap<(Uuid, VariantName), Vec<(OffsetDateTime, f64)>>,
 }
 
 impl Ledger {
@@ -91,6 +99,7 @@ impl Ledger {
             boosting,
             standings: HashMap::new(),
             linked_gains: HashMap::new(),
+            thin_moves: HashMap::new(),
         }
     }
 
@@ -108,6 +117,21 @@ impl Ledger {
         points: f64,
     ) {
         self.linked_gains
+            .entry((player, variant))
+            .or_default()
+            .push((at, points));
+    }
+
+    /// A move (gain or loss) from a game against a thin opponent before
+    /// the run.
+    pub fn moved_by_thin_before(
+        &mut self,
+        player: Uuid,
+        variant: VariantName,
+        at: OffsetDateTime,
+        points: f64,
+    ) {
+        self.thin_moves
             .entry((player, variant))
             .or_default()
             .push((at, points));
@@ -146,6 +170,19 @@ impl Ledger {
         })
     }
 
+    /// What a player's games against thin opponents have moved their
+    /// rating, net, in the window ending at `now`.
+    fn thin_net(&self, key: (Uuid, VariantName), now: OffsetDateTime) -> f64 {
+        let since = now - time::Duration::days(i64::from(self.boosting.thin_days));
+        self.thin_moves.get(&key).map_or(0.0, |moves| {
+            moves
+                .iter()
+                .filter(|(at, _)| *at > since)
+                .map(|(_, points)| points)
+                .sum()
+        })
+    }
+
     /// Rates one game at `now`, moving the standings it may move.
     pub fn rate(&mut self, game: &GameToRate, now: OffsetDateTime) -> Rated {
         let variant = game.variant;
@@ -168,6 +205,7 @@ impl Ledger {
                     before: was[seat].rating,
                     after: was[seat].rating,
                     linked: game.linked,
+                    opponent_thin: game.thin[1 - seat],
                     voided: true,
                 })
                 .collect();
@@ -193,11 +231,25 @@ impl Ledger {
         for seat in 0..2 {
             let player = game.players[seat];
             let key = (player, variant);
+            let opponent_thin = game.thin[1 - seat];
             let counts = if game.held[seat] {
                 Counts::Held
-            } else if game.linked {
-                Counts::Linked {
-                    left: self.boosting.linked_budget - self.gained(key, now),
+            } else if game.linked || opponent_thin {
+                let linked_left = if game.linked {
+                    self.boosting.linked_budget - self.gained(key, now)
+                } else {
+                    f64::INFINITY
+                };
+                // Net: what thin opponents took is theirs to give back, so
+                // a newcomer who lost to newcomers may win it back; what
+                // games against them add up to stays within the budget.
+                let thin_left = if opponent_thin {
+                    self.boosting.thin_budget - self.thin_net(key, now)
+                } else {
+                    f64::INFINITY
+                };
+                Counts::Bounded {
+                    left: linked_left.min(thin_left),
                 }
             } else {
                 Counts::Full
@@ -211,6 +263,10 @@ impl Ledger {
             if game.linked {
                 let gain = (after.rating - before[seat].rating).max(0.0);
                 self.linked_gains.entry(key).or_default().push((now, gain));
+            }
+            if opponent_thin {
+                let moved = after.rating - before[seat].rating;
+                self.thin_moves.entry(key).or_default().push((now, moved));
             }
             self.standings.insert(
                 key,
@@ -229,6 +285,7 @@ impl Ledger {
                 before: before[seat],
                 after,
                 linked: game.linked,
+                opponent_thin,
                 voided: false,
             });
         }
@@ -248,6 +305,10 @@ mod tests {
         BoostingSettings {
             linked_days: 30,
             linked_budget: 50.0,
+            thin_budget: 80.0,
+            thin_days: 30,
+            thin_account_days: 7,
+            thin_games: 10,
         }
     }
 
@@ -259,6 +320,7 @@ mod tests {
             score,
             held: [false, false],
             linked: false,
+            thin: [false, false],
             voided: false,
         }
     }
@@ -334,6 +396,113 @@ mod tests {
         assert!(ledger.standing(farmer, VariantName::Kalah).rating.rating > capped);
     }
 
+    /// A ring: thirty fresh accounts from thirty networks, five wins each
+    /// for one climber. Linked or not, thin opponents give 80 points a
+    /// month, net.
+    #[test]
+    fn a_ring_of_thin_opponents_gives_its_climber_the_budget_and_no_more() {
+        let mut ledger = Ledger::new(RatingRules::default(), boosting());
+        let climber = Uuid::now_v7();
+        let start = ledger.standing(climber, VariantName::Kalah).rating.rating;
+        for sybil in 0..30 {
+            let sybil = Uuid::from_u128(sybil + 1);
+            for _ in 0..5 {
+                let mut won = game([climber, sybil], Score::Win);
+                won.thin = [false, true];
+                ledger.rate(&won, at(0));
+            }
+        }
+        let after = ledger.standing(climber, VariantName::Kalah);
+        assert!(
+            (after.rating.rating - (start + 80.0)).abs() < 1e-9,
+            "{after:?}"
+        );
+        // Every game still counts as played.
+        assert_eq!(after.games, 150);
+    }
+
+    /// A newcomer among newcomers near their level loses and wins: the net
+    /// stays inside the budget and every game counts in full, as if there
+    /// were no bound. (What the bound costs an honest newcomer is a first
+    /// win that would have given more than the budget: see the next test.)
+    #[test]
+    fn losses_and_wins_among_newcomers_meet_no_bound() {
+        let mut bounded = Ledger::new(RatingRules::default(), boosting());
+        let mut free = Ledger::new(
+            RatingRules::default(),
+            BoostingSettings {
+                thin_budget: f64::INFINITY,
+                ..boosting()
+            },
+        );
+        let newcomer = Uuid::now_v7();
+        for n in 0..20u128 {
+            let mut played = game(
+                [newcomer, Uuid::from_u128(n + 100)],
+                if n % 2 == 0 { Score::Loss } else { Score::Win },
+            );
+            played.thin = [true, true];
+            bounded.rate(&played, at(n as i64));
+            free.rate(&played, at(n as i64));
+        }
+        assert_eq!(
+            bounded.standing(newcomer, VariantName::Kalah),
+            free.standing(newcomer, VariantName::Kalah)
+        );
+    }
+
+    /// The cost to an honest newcomer: a first win against another
+    /// newcomer moves a fresh rating (deviation 350) about 170 points;
+    /// the bound lets 80 of them count.
+    #[test]
+    fn a_newcomers_first_win_over_a_newcomer_gives_the_budget() {
+        let mut ledger = Ledger::new(RatingRules::default(), boosting());
+        let newcomer = Uuid::now_v7();
+        let mut first = game([newcomer, Uuid::now_v7()], Score::Win);
+        first.thin = [true, true];
+        let rated = ledger.rate(&first, at(0));
+        let (before, after) = rated.seats[0];
+        assert!((after.rating - before.rating - 80.0).abs() < 1e-9);
+        let mut free = Ledger::new(
+            RatingRules::default(),
+            BoostingSettings {
+                thin_budget: f64::INFINITY,
+                ..boosting()
+            },
+        );
+        let (_, unbounded) = free.rate(&first, at(0)).seats[0];
+        assert!(unbounded.rating - before.rating > 150.0, "{unbounded:?}");
+    }
+
+    /// Losses to thin opponents give back what they took: the net of the
+    /// window is what is bounded.
+    #[test]
+    fn losses_to_thin_opponents_give_the_budget_back() {
+        let mut ledger = Ledger::new(RatingRules::default(), boosting());
+        let player = Uuid::now_v7();
+        let thin_game = |score, n: u128| {
+            let mut played = game([player, Uuid::from_u128(n + 1_000)], score);
+            played.thin = [false, true];
+            played
+        };
+        for n in 0..8 {
+            ledger.rate(&thin_game(Score::Win, n), at(0));
+        }
+        let capped = ledger.standing(player, VariantName::Kalah).rating.rating;
+        ledger.rate(&thin_game(Score::Loss, 8), at(1));
+        let lost = ledger.standing(player, VariantName::Kalah).rating.rating;
+        assert!(lost < capped);
+        // The loss gave its points back: winning again climbs to the cap.
+        for n in 9..30 {
+            ledger.rate(&thin_game(Score::Win, n), at(2));
+        }
+        let again = ledger.standing(player, VariantName::Kalah).rating.rating;
+        assert!((again - capped).abs() < 1e-9, "{again} vs {capped}");
+        // A month on, the window is empty again.
+        ledger.rate(&thin_game(Score::Win, 99), at(40));
+        assert!(ledger.standing(player, VariantName::Kalah).rating.rating > capped);
+    }
+
     #[test]
     fn after_a_voided_game_the_rest_rate_as_if_it_had_never_been_played() {
         let players: Vec<Uuid> = (0..5).map(|_| Uuid::now_v7()).collect();
@@ -347,6 +516,7 @@ mod tests {
                 };
                 let mut game = game(pair, [Score::Win, Score::Loss, Score::Draw][n % 3]);
                 game.linked = n % 7 == 0;
+                game.thin = [n % 5 == 0, n % 4 == 0];
                 game.held = [n % 11 == 0, false];
                 (game, at(n as i64 / 3))
             })

@@ -109,7 +109,10 @@ pub async fn replay(
         .flat_map(|line| line.seats.into_iter().flatten())
         .collect();
     let mut ledger = Ledger::new(rules, boosting);
-    let since = first_time - time::Duration::days(i64::from(boosting.linked_days));
+    let since = Since {
+        linked: first_time - time::Duration::days(i64::from(boosting.linked_days)),
+        thin: first_time - time::Duration::days(i64::from(boosting.thin_days)),
+    };
     start_ledger(connection, &mut ledger, variant, &players, start, since).await?;
 
     let mut replayed = Replayed {
@@ -187,6 +190,11 @@ fn game_of(lines: &[StoredLine], variant: VariantName) -> Option<GameToRate> {
     let score = score_of(first.result?)?;
     // A seat with no line was held when the game was rated.
     let held = players.map(|player| !lines.iter().any(|line| line.line.player == player));
+    // Each line says whether its player's opponent was thin.
+    let mut thin = [false, false];
+    for line in lines {
+        thin[1 - line.line.seat.index()] = line.line.opponent_thin;
+    }
     Some(GameToRate {
         game: first.line.game,
         variant,
@@ -194,6 +202,7 @@ fn game_of(lines: &[StoredLine], variant: VariantName) -> Option<GameToRate> {
         score,
         held,
         linked: first.line.linked,
+        thin,
         voided: first.voided_now,
     })
 }
@@ -238,6 +247,7 @@ async fn lines_from(
     let rows = sqlx::query!(
         r#"SELECT h.game_id, h.player_id, h.result, h.rating_before, h.rating_after,
                   h.rd_after, h.volatility_after, h.rated_at, h.linked, h.voided,
+                  h.opponent_thin,
                   g.seat0_player, g.seat1_player, g.result AS "game_result: GameResult",
                   game_voided(g.seat0_player, g.seat1_player, g.created_at) AS "voided_now!"
            FROM rating_history h JOIN games g ON g.id = h.game_id
@@ -277,6 +287,7 @@ async fn lines_from(
                         volatility: row.volatility_after,
                     },
                     linked: row.linked,
+                    opponent_thin: row.opponent_thin,
                     voided: row.voided,
                 },
                 rated_at: row.rated_at,
@@ -319,17 +330,24 @@ fn result_word(stored: &str) -> &'static str {
     }
 }
 
+/// Since when the bounded gains before a replay's first game can still
+/// weigh on it.
+struct Since {
+    linked: OffsetDateTime,
+    thin: OffsetDateTime,
+}
+
 /// Where each of `players` stood before line `start`: their last counted
 /// line before it (a newcomer's defaults when none), how many counted
-/// lines they had, and the gains from linked opponents that can still
-/// weigh on the first game replayed.
+/// lines they had, and the gains from linked opponents and the moves
+/// against thin ones that can still weigh on the first game replayed.
 async fn start_ledger(
     connection: &mut PgConnection,
     ledger: &mut Ledger,
     variant: VariantName,
     players: &BTreeSet<Uuid>,
     start: i64,
-    since: OffsetDateTime,
+    since: Since,
 ) -> Result<(), sqlx::Error> {
     let players: Vec<Uuid> = players.iter().copied().collect();
     let rows = sqlx::query!(
@@ -366,12 +384,28 @@ async fn start_ledger(
         variant.as_str(),
         &players,
         start,
-        since,
+        since.linked,
     )
-    .fetch_all(connection)
+    .fetch_all(&mut *connection)
     .await?;
     for row in gains {
         ledger.gained_before(row.player_id, variant, row.rated_at, row.gained);
+    }
+    let moves = sqlx::query!(
+        r#"SELECT player_id, rated_at, rating_after - rating_before AS "moved!"
+           FROM rating_history
+           WHERE variant = $1 AND player_id = ANY($2) AND seq < $3 AND opponent_thin
+             AND NOT voided AND rated_at > $4
+           ORDER BY seq"#,
+        variant.as_str(),
+        &players,
+        start,
+        since.thin,
+    )
+    .fetch_all(connection)
+    .await?;
+    for row in moves {
+        ledger.moved_by_thin_before(row.player_id, variant, row.rated_at, row.moved);
     }
     Ok(())
 }

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::config::BoostingSettings;
 use crate::context::Context;
 use mancala_proto::VariantName;
 use mancala_proto::bus::{GameBus, Route, names};
@@ -72,6 +73,8 @@ struct Claimed {
     guests: [bool; 2],
     /// Whether the two accounts are linked (see `boosting`).
     linked: bool,
+    /// Which seats' players are thin opponents (see `boosting`).
+    thin: [bool; 2],
     /// Whether a mark on one of the players voids it.
     voided: bool,
 }
@@ -93,6 +96,7 @@ impl Claimed {
             score,
             held: [held(0), held(1)],
             linked: self.linked,
+            thin: self.thin,
             voided: self.voided,
         })
     }
@@ -113,7 +117,7 @@ pub(crate) fn score_of(result: GameResult) -> Option<Score> {
 async fn claim(
     connection: &mut PgConnection,
     limit: i64,
-    linked_days: i32,
+    boosting: BoostingSettings,
 ) -> Result<Vec<Claimed>, sqlx::Error> {
     let rows = sqlx::query!(
         r#"SELECT o.game_id, g.variant->>'variant' AS "variant!", g.seat0_player, g.seat1_player,
@@ -123,18 +127,28 @@ async fn claim(
                   NOT EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = g.seat1_player)
                       AS "guest1!",
                   COALESCE(l.linked, false) AS "linked!",
+                  COALESCE(t0.thin, false) AS "thin0!",
+                  COALESCE(t1.thin, false) AS "thin1!",
                   COALESCE(v.voided, false) AS "voided!"
            FROM rating_outbox o JOIN games g ON g.id = o.game_id
            -- The row forms are planned with this statement, once; the
            -- boolean forms would plan their bodies again on every claim.
            CROSS JOIN LATERAL accounts_linked_row(g.seat0_player, g.seat1_player, g.created_at,
                                                   make_interval(days => $2)) l
+           LEFT JOIN LATERAL opponent_thin_row(g.seat0_player, g.variant->>'variant', g.created_at,
+                                               make_interval(days => $3), $4, $5, $6) t0 ON true
+           LEFT JOIN LATERAL opponent_thin_row(g.seat1_player, g.variant->>'variant', g.created_at,
+                                               make_interval(days => $3), $4, $5, $6) t1 ON true
            CROSS JOIN LATERAL game_voided_row(g.seat0_player, g.seat1_player, g.created_at) v
            WHERE o.processed_at IS NULL
            ORDER BY o.created_at, o.game_id LIMIT $1
            FOR UPDATE OF o SKIP LOCKED"#,
         limit,
-        linked_days,
+        boosting.linked_days as i32,
+        boosting.thin_account_days as i32,
+        boosting.thin_games as i32,
+        BoostingSettings::QUICK_LOSS_PLIES,
+        BoostingSettings::QUICK_LOSSES_NEEDED,
     )
     .fetch_all(connection)
     .await?;
@@ -148,6 +162,7 @@ async fn claim(
             rated: row.rated,
             guests: [row.guest0, row.guest1],
             linked: row.linked,
+            thin: [row.thin0, row.thin1],
             voided: row.voided,
         })
         .collect())
@@ -183,6 +198,40 @@ async fn linked_gains(
         .filter_map(|row| {
             let variant = VariantName::parse(&row.variant)?;
             Some((row.player_id, variant, row.rated_at, row.gained))
+        })
+        .collect())
+}
+
+/// What games against thin opponents moved each (player, variant) of
+/// `keys` since `since`: when, and how many points (negative for a loss).
+async fn thin_moves(
+    connection: &mut PgConnection,
+    keys: &BTreeSet<(Uuid, VariantName)>,
+    since: OffsetDateTime,
+) -> Result<Vec<(Uuid, VariantName, OffsetDateTime, f64)>, sqlx::Error> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (players, variants) = key_columns(keys);
+    let rows = sqlx::query!(
+        r#"SELECT h.player_id, h.variant, h.rated_at,
+                  h.rating_after - h.rating_before AS "moved!"
+           FROM rating_history h
+           JOIN unnest($1::uuid[], $2::text[]) AS k(player, variant)
+             ON h.player_id = k.player AND h.variant = k.variant
+           WHERE h.opponent_thin AND NOT h.voided AND h.rated_at > $3
+           ORDER BY h.seq"#,
+        &players,
+        &variants,
+        since,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            let variant = VariantName::parse(&row.variant)?;
+            Some((row.player_id, variant, row.rated_at, row.moved))
         })
         .collect())
 }
@@ -310,14 +359,15 @@ pub(crate) async fn append_lines(
     sqlx::query!(
         "INSERT INTO rating_history (game_id, player_id, variant, result, rating_before,
                                      rating_after, rd_after, volatility_after, rated_at, linked,
-                                     voided)
-         SELECT game, player, variant, result, before, after, rd, volatility, $9, linked, voided
+                                     voided, opponent_thin)
+         SELECT game, player, variant, result, before, after, rd, volatility, $9, linked, voided,
+                opponent_thin
          FROM (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[],
                                     $5::float8[], $6::float8[], $7::float8[], $8::float8[],
-                                    $10::bool[], $11::bool[])
+                                    $10::bool[], $11::bool[], $12::bool[])
                    WITH ORDINALITY
                    AS k(game, player, variant, result, before, after, rd, volatility, linked,
-                        voided, n)
+                        voided, opponent_thin, n)
                ORDER BY n) AS ordered",
         &lines.iter().map(|l| l.game).collect::<Vec<_>>(),
         &lines.iter().map(|l| l.player).collect::<Vec<_>>(),
@@ -336,6 +386,7 @@ pub(crate) async fn append_lines(
         now,
         &lines.iter().map(|l| l.linked).collect::<Vec<_>>(),
         &lines.iter().map(|l| l.voided).collect::<Vec<_>>(),
+        &lines.iter().map(|l| l.opponent_thin).collect::<Vec<_>>(),
     )
     .execute(connection)
     .await?;
@@ -358,7 +409,7 @@ impl Context {
     pub async fn apply_pending(&self, limit: i64) -> Result<Vec<Outcome>, sqlx::Error> {
         let mut tx = self.postgres.begin().await?;
         let boosting = self.settings.boosting;
-        let claimed = claim(&mut tx, limit, boosting.linked_days as i32).await?;
+        let claimed = claim(&mut tx, limit, boosting).await?;
         if claimed.is_empty() {
             return Ok(Vec::new());
         }
@@ -389,6 +440,21 @@ impl Context {
         let since = now - time::Duration::days(i64::from(boosting.linked_days));
         for (player, variant, at, points) in linked_gains(&mut tx, &linked_keys, since).await? {
             ledger.gained_before(player, variant, at, points);
+        }
+        // Likewise what games against thin opponents moved, for the
+        // players who meet one now.
+        let thin_keys: BTreeSet<(Uuid, VariantName)> = games
+            .iter()
+            .filter_map(|(_, game)| game.as_ref())
+            .flat_map(|game| {
+                (0..2)
+                    .filter(|&seat| game.thin[1 - seat])
+                    .map(|seat| (game.players[seat], game.variant))
+            })
+            .collect();
+        let since = now - time::Duration::days(i64::from(boosting.thin_days));
+        for (player, variant, at, points) in thin_moves(&mut tx, &thin_keys, since).await? {
+            ledger.moved_by_thin_before(player, variant, at, points);
         }
         let mut outcomes = Vec::with_capacity(claimed.len());
         let mut lines = Vec::new();

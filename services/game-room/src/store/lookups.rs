@@ -209,6 +209,8 @@ pub(crate) async fn moves_and_version<'e>(
             },
             clock_ms: row.clock_ms.map(|ms| ms.max(0) as u64),
             at_ms: millis_of(row.played_at),
+            // Not needed to replay a game: the sentinel reads it itself.
+            hidden_ms: None,
         })
         .collect();
     Ok((moves, version))
@@ -239,4 +241,23 @@ pub(crate) async fn rating_changes(
             })
         })
         .collect())
+}
+
+/// A rated game of `player` that is live, other than `except`, if any.
+pub(crate) async fn live_rated_game(
+    pool: &PgPool,
+    player: Uuid,
+    except: Uuid,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar!(
+        "SELECT id FROM games WHERE status = 'live' AND rated AND seat0_player = $1 AND id <> $2
+         UNION ALL
+         SELECT id FROM games WHERE status = 'live' AND rated AND seat1_player = $1 AND id <> $2
+         LIMIT 1",
+        player,
+        except,
+    )
+    .fetch_optional(pool)
+    .await
+    .map(Option::flatten)
 }

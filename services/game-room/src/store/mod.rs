@@ -53,6 +53,8 @@ pub struct StoredMove {
     /// The mover's clock after the move, for timed games.
     pub clock_ms: Option<u64>,
     pub at_ms: u64,
+    /// How long the page was hidden during the turn, as the client said.
+    pub hidden_ms: Option<u32>,
 }
 
 /// A game row with its seats' names, as lists and records show it; the

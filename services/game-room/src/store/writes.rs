@@ -247,6 +247,8 @@ pub(crate) async fn append_moves<'e>(
             .clock_ms
             .map_or(-1, |ms| ms.min(i32::MAX as u64) as i64)
     });
+    // -1: the client did not say (NULL in the table).
+    let hidden = column(&|row| row.stored.hidden_ms.map_or(-1, i64::from));
     let times: Vec<OffsetDateTime> = rows.iter().map(|row| timestamp(row.stored.at_ms)).collect();
     let opening: Vec<bool> = rows.iter().map(MoveRow::opening).collect();
     // An opening row finds its game by primary key (the writer's
@@ -259,8 +261,9 @@ pub(crate) async fn append_moves<'e>(
         r#"WITH input AS (
                SELECT * FROM UNNEST($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[],
                                     $5::bigint[], $6::bigint[], $7::bigint[], $8::timestamptz[],
-                                    $9::bool[])
-                   AS i(game_id, epoch, ply, version, seat, pit, clock_ms, played_at, opening)
+                                    $9::bool[], $10::bigint[])
+                   AS i(game_id, epoch, ply, version, seat, pit, clock_ms, played_at, opening,
+                        hidden_ms)
            ),
            opened AS (
                UPDATE games g SET plies = i.ply, version = i.version,
@@ -273,14 +276,15 @@ pub(crate) async fn append_moves<'e>(
                RETURNING g.id
            )
            INSERT INTO game_moves AS m (game_id, ply, seat, pit, clock_ms, played_at, epoch,
-                                        version)
+                                        version, hidden_ms)
            SELECT i.game_id, i.ply, i.seat, i.pit, NULLIF(i.clock_ms, -1), i.played_at, i.epoch,
-                  i.version
+                  i.version, NULLIF(i.hidden_ms, -1)
            FROM input i
            WHERE NOT i.opening OR i.game_id IN (SELECT id FROM opened)
            ON CONFLICT (game_id, ply) DO UPDATE
                SET seat = EXCLUDED.seat, pit = EXCLUDED.pit, clock_ms = EXCLUDED.clock_ms,
-                   played_at = EXCLUDED.played_at, version = EXCLUDED.version
+                   played_at = EXCLUDED.played_at, version = EXCLUDED.version,
+                   hidden_ms = EXCLUDED.hidden_ms
                WHERE m.pit = 0 AND m.epoch = EXCLUDED.epoch
            RETURNING m.game_id"#,
         &games,
@@ -292,6 +296,7 @@ pub(crate) async fn append_moves<'e>(
         &clocks,
         &times,
         &opening,
+        &hidden,
     )
     .fetch_all(executor)
     .await?;
@@ -484,7 +489,7 @@ pub(crate) async fn undo(
     // a row is never deleted, so the ply a stale host would write next is
     // always held (see `append_moves`).
     sqlx::query!(
-        "UPDATE game_moves SET pit = 0, clock_ms = NULL, epoch = $3::bigint::int
+        "UPDATE game_moves SET pit = 0, clock_ms = NULL, hidden_ms = NULL, epoch = $3::bigint::int
          WHERE game_id = $1 AND ply > $2",
         game,
         ply as i32,

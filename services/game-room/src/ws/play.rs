@@ -285,6 +285,27 @@ async fn run(
     slot.release().await;
 }
 
+/// Why a player gets no engine output (a hint, an analysis, an AI game)
+/// now.
+pub(crate) const ENGINE_BARRED: &str =
+    "your rated game is on: no engine help until it ends (hints, analyses and AI games wait)";
+
+/// The rated game `player` has on other than `game`, if any: while it is,
+/// the site gives them no engine output anywhere (a hint in a hotseat game
+/// set up in the same position is an engine's move all the same). A
+/// database that cannot say lets the hint through: the rule guards a
+/// rated game, and that game's own checks do not depend on it.
+pub(crate) async fn engine_barred(
+    deps: &crate::context::Context,
+    player: uuid::Uuid,
+    game: uuid::Uuid,
+) -> Option<uuid::Uuid> {
+    crate::store::live_rated_game(&deps.postgres, player, game)
+        .await
+        .ok()
+        .flatten()
+}
+
 /// A socket that joined its game as a player.
 struct Seated<'a> {
     handle: &'a GameHandle,
@@ -322,7 +343,9 @@ async fn serve(
             inbound = socket.next() => {
                 let request = |request| handle.request(seats.to_vec(), request);
                 let answer = match inbound {
-                    Inbound::Message(ClientMessage::Move { pit, ply }) => request(Request::Move { pit, ply }).await,
+                    Inbound::Message(ClientMessage::Move { pit, ply, hidden_ms }) => {
+                        request(Request::Move { pit, ply, hidden_ms }).await
+                    }
                     Inbound::Message(ClientMessage::Resign) => request(Request::Resign).await,
                     Inbound::Message(ClientMessage::Undo) => request(Request::Undo).await,
                     Inbound::Message(ClientMessage::Rematch) => request(Request::Rematch).await,
@@ -334,13 +357,23 @@ async fn serve(
                     // One at a time: asked again while it is searched, the
                     // hint on its way is the answer.
                     Inbound::Message(ClientMessage::Hint) if hint.is_some() => Ok(Vec::new()),
-                    Inbound::Message(ClientMessage::Hint) => match handle.hint(seats.to_vec()).await {
+                    Inbound::Message(ClientMessage::Hint) => match engine_barred(deps, seated.identity.player, handle.id()).await {
+                        Some(rated) => {
+                            let refused = ErrorBody {
+                                game_id: Some(rated),
+                                ..ErrorBody::new(ErrorCode::NotAllowed, ENGINE_BARRED)
+                            };
+                            socket.send_json(&ServerMessage::Error(refused)).await;
+                            continue;
+                        }
+                        None => match handle.hint(seats.to_vec()).await {
                         Ok(HintAnswer::Searching { ply, outcome }) => {
                             hint = Some((ply, outcome));
                             Ok(Vec::new())
                         }
                         Ok(HintAnswer::Refused(refused)) => Ok(vec![refused]),
                         Err(gone) => Err(gone),
+                    },
                     },
                     Inbound::Message(ClientMessage::Ping) => Ok(vec![crate::game::host::encode(&ServerMessage::Pong)]),
                     Inbound::Message(ClientMessage::Auth { .. }) => {

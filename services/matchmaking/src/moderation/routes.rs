@@ -126,7 +126,8 @@ pub(crate) async fn report_queue(
             (account, Vec::new())
         });
         reporters.push(weigh::Reporter {
-            id: report.reporter.id,
+            // The sentinel is one voice, whatever it reports.
+            id: report.reporter.as_ref().map_or(Uuid::nil(), |r| r.id),
             network: filed.reporter_network,
             standing: report.reporter_standing,
         });

@@ -2,9 +2,10 @@
 //! from the service's injected clock, never from the database's `now()`.
 
 use mancala_proto::moderation::{
-    Note, PlayerRef, Report, ReportReason, Role, Sanction, SanctionKind,
+    Evidence, Note, PlayerRef, Report, ReportReason, ReporterStanding, Role, Sanction, SanctionKind,
 };
 use serde_json::Value;
+use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -310,15 +311,16 @@ pub(crate) async fn reports(
     now: OffsetDateTime,
 ) -> Result<Vec<Filed>, sqlx::Error> {
     let rows = sqlx::query!(
-        r#"SELECT r.id, r.reporter, a.display_name AS reporter_name, r.player_id,
+        r#"SELECT r.id, r.reporter, a.display_name AS "reporter_name?", r.player_id,
                   p.display_name AS player_name, r.game_id, r.reason, r.text,
                   rfc3339(r.created_at) AS "at!", rfc3339(r.closed_at) AS closed_at,
-                  a.signup_network AS reporter_network, a.created_at AS reporter_since,
+                  a.signup_network AS "reporter_network?", a.created_at AS "reporter_since?",
                   EXISTS (SELECT 1 FROM credentials c WHERE c.player_id = a.id) AS "registered!",
                   (SELECT COALESCE(sum(games), 0) FROM ratings g WHERE g.player_id = a.id)::bigint
-                      AS "rated_games!"
+                      AS "rated_games!",
+                  r.evidence AS "evidence: Json<Evidence>"
            FROM reports r
-           JOIN players a ON a.id = r.reporter
+           LEFT JOIN players a ON a.id = r.reporter
            JOIN players p ON p.id = r.player_id
            WHERE ($1::uuid IS NULL OR r.player_id = $1) AND (NOT $2 OR r.closed_at IS NULL)
            ORDER BY r.id DESC
@@ -332,18 +334,21 @@ pub(crate) async fn reports(
     Ok(rows
         .into_iter()
         .filter_map(|row| {
+            let reporter = match (row.reporter, row.reporter_name) {
+                (Some(id), Some(name)) => Some(PlayerRef { id, name }),
+                _ => None,
+            };
+            let reporter_standing = match (&reporter, row.reporter_since) {
+                (Some(_), Some(since)) => {
+                    super::weigh::standing(row.registered, since, row.rated_games, now)
+                }
+                _ => ReporterStanding::Automatic,
+            };
             let report = Report {
                 id: row.id,
-                reporter: PlayerRef {
-                    id: row.reporter,
-                    name: row.reporter_name,
-                },
-                reporter_standing: super::weigh::standing(
-                    row.registered,
-                    row.reporter_since,
-                    row.rated_games,
-                    now,
-                ),
+                reporter,
+                reporter_standing,
+                evidence: row.evidence.map(|evidence| evidence.0),
                 player: PlayerRef {
                     id: row.player_id,
                     name: row.player_name,

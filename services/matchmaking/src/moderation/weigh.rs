@@ -23,7 +23,8 @@ pub(crate) const ESTABLISHED_GAMES: i64 = 10;
 /// What one reporter's word weighs.
 pub(crate) fn weight_of(standing: ReporterStanding) -> f64 {
     match standing {
-        ReporterStanding::Established => 1.0,
+        // A signal with its evidence weighs as much as a trusted player.
+        ReporterStanding::Established | ReporterStanding::Automatic => 1.0,
         ReporterStanding::New => 0.5,
         ReporterStanding::Guest => 0.2,
     }

@@ -341,9 +341,12 @@ pub(crate) async fn results(
             .enumerate()
             .find(|(_, (entry, _))| entry.player == player)
         {
+            let tournament = summary(&row, now, None);
+            let rank = place as u32 + 1;
             results.push(TournamentResult {
-                tournament: summary(&row, now, None),
-                rank: place as u32 + 1,
+                title: !tournament.private && rank <= 3,
+                tournament,
+                rank,
                 score: entry.tally.score,
                 games: entry.tally.sheet.len() as u32,
             });

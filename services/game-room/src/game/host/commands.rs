@@ -21,7 +21,11 @@ impl HostState {
     /// Carries out a seated request for `seat`.
     pub(super) fn request(&mut self, seat: Side, seats: &[Side], request: Request) -> Flow {
         match request {
-            Request::Move { pit, ply } => self.play(seat, pit, ply, false),
+            Request::Move {
+                pit,
+                ply,
+                hidden_ms,
+            } => self.play(seat, pit, ply, false, hidden_ms),
             Request::Resign => self.resign(seat),
             Request::Undo => self.undo(seats),
             Request::Rematch => self.rematch(seat),
@@ -41,7 +45,14 @@ impl HostState {
         self.commit(Change::Berserk { seat, version }, Then::Berserk { seat })
     }
 
-    pub(super) fn play(&mut self, seat: Side, pit: u8, ply: u32, by_ai: bool) -> Flow {
+    pub(super) fn play(
+        &mut self,
+        seat: Side,
+        pit: u8,
+        ply: u32,
+        by_ai: bool,
+        hidden_ms: Option<u32>,
+    ) -> Flow {
         if self.live.info().is_ai(seat) != by_ai {
             return Some(vec![error_text(
                 ErrorCode::NotAllowed,
@@ -72,6 +83,8 @@ impl HostState {
             }
             Ok(MoveDecision::Play(planned)) => planned,
         };
+        let mut planned = planned;
+        planned.stored.hidden_ms = hidden_ms;
         let change = Change::Move {
             stored: planned.stored,
             version: planned.version,

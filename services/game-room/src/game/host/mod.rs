@@ -110,7 +110,13 @@ pub enum JoinError {
 /// A request from a seated socket.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Request {
-    Move { pit: u8, ply: u32 },
+    Move {
+        pit: u8,
+        ply: u32,
+        /// How long the page was hidden during the turn (the client's
+        /// word), kept with the move.
+        hidden_ms: Option<u32>,
+    },
     Resign,
     Undo,
     Rematch,

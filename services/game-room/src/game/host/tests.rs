@@ -269,7 +269,14 @@ impl Run {
 
     fn play(&mut self, seat: Side, pit: u8) -> Done {
         let ply = self.host.live().ply() + 1;
-        self.ask(seat, Request::Move { pit, ply })
+        self.ask(
+            seat,
+            Request::Move {
+                pit,
+                ply,
+                hidden_ms: None,
+            },
+        )
     }
 
     /// Plays the first legal move for whoever is to move.
@@ -298,7 +305,11 @@ fn a_move_is_applied_and_sent_only_once_committed() {
     let step = run.host.step(
         Input::Seated {
             seats: vec![Side::South],
-            request: Request::Move { pit: 1, ply: 1 },
+            request: Request::Move {
+                pit: 1,
+                ply: 1,
+                hidden_ms: None,
+            },
         },
         START + 500,
     );
@@ -332,9 +343,15 @@ fn a_move_is_applied_and_sent_only_once_committed() {
 fn a_move_that_was_not_saved_changes_nothing_and_says_retry() {
     let mut run = Run::new(between_people());
     run.both_here();
-    let done = run.ask_with(Side::South, Request::Move { pit: 1, ply: 1 }, |_| {
-        store_failed()
-    });
+    let done = run.ask_with(
+        Side::South,
+        Request::Move {
+            pit: 1,
+            ply: 1,
+            hidden_ms: None,
+        },
+        |_| store_failed(),
+    );
     assert_eq!(done.refused().as_deref(), Some("unavailable"));
     assert!(done.emitted().is_empty());
     assert_eq!(run.host.live().version(), 0);
@@ -347,9 +364,15 @@ fn a_move_that_was_not_saved_changes_nothing_and_says_retry() {
 fn a_fenced_commit_stops_the_host_and_sends_its_sockets_elsewhere() {
     let mut run = Run::new(between_people());
     run.both_here();
-    let done = run.ask_with(Side::South, Request::Move { pit: 1, ply: 1 }, |_| {
-        Answer::Committed(Err(CommitError::Fenced))
-    });
+    let done = run.ask_with(
+        Side::South,
+        Request::Move {
+            pit: 1,
+            ply: 1,
+            hidden_ms: None,
+        },
+        |_| Answer::Committed(Err(CommitError::Fenced)),
+    );
     assert_eq!(done.refused().as_deref(), Some("unavailable"));
     assert_eq!(done.stop(), Some(CLOSE_ELSEWHERE));
     assert_eq!(run.host.live().version(), 0, "a stale host applies nothing");
@@ -364,11 +387,25 @@ fn refused_and_repeated_moves_are_answered_to_the_asker_alone() {
     assert!(wrong.asks.is_empty() && wrong.emitted().is_empty());
     run.play(Side::South, 1);
     // The same move again (a retry after a lost answer): its event again.
-    let again = run.ask(Side::South, Request::Move { pit: 1, ply: 1 });
+    let again = run.ask(
+        Side::South,
+        Request::Move {
+            pit: 1,
+            ply: 1,
+            hidden_ms: None,
+        },
+    );
     assert!(again.asks.is_empty(), "not stored twice");
     assert_eq!(again.answer()[0].0, "moved");
     // A stale ply gets the error and a fresh state.
-    let stale = run.ask(Side::North, Request::Move { pit: 1, ply: 7 });
+    let stale = run.ask(
+        Side::North,
+        Request::Move {
+            pit: 1,
+            ply: 7,
+            hidden_ms: None,
+        },
+    );
     let kinds: Vec<_> = stale.answer().into_iter().map(|(t, _)| t).collect();
     assert_eq!(kinds, ["error", "state"]);
 }

@@ -83,7 +83,7 @@ impl HostState {
             && self.live.info().is_ai(seat)
         {
             let ply = self.live.ply() + 1;
-            let flow = self.play(seat, pit, ply, true);
+            let flow = self.play(seat, pit, ply, true, None);
             return self.end_flow(flow.map(Ok));
         }
         self.think();

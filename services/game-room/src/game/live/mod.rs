@@ -514,6 +514,7 @@ impl LiveGame {
                 },
                 clock_ms,
                 at_ms: now,
+                hidden_ms: None,
             },
             version,
             ends,

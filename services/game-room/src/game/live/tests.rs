@@ -439,6 +439,7 @@ fn corrupt_rows_do_not_replay() {
         },
         clock_ms: None,
         at_ms: 0,
+        hidden_ms: None,
     }];
     let end = StoredEnd {
         version: 1,
