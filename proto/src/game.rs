@@ -346,6 +346,10 @@ pub enum CasualReason {
     /// The two players have already played their rated games together in
     /// the last 24 hours: further games between them count for nothing.
     PairLimit,
+    /// One of the players had another rated game on when this one was made
+    /// (two rated games asked for at the same instant): ranked games are
+    /// one at a time.
+    InRankedGame,
 }
 
 /// A durable move, broadcast to everyone in the game.

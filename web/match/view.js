@@ -175,6 +175,7 @@ export function createGameView({ onPlay, onAction }) {
     if (game.roomLeft !== null) return ctx.watching || !player ? t('room_left_watch') : t(game.roomLeft === game.you ? 'room_left_watch' : 'room_left_note');
     if (!ctx.watching && !player && game.seats.some((seat) => seat.ai && seat.player === ctx.me)) return t('replaced_note');
     if (game.casualReason === 'pair_limit') return t('casual_pair_limit');
+    if (game.casualReason === 'in_ranked_game') return t('casual_in_ranked_game');
     if (ctx.roomClosed && !isLive(game)) return t('room_closed_note');
     return '';
   }

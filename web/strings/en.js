@@ -167,6 +167,7 @@ export default {
   room_left_watch: 'A player left the room.',
   leave_room: 'Leave the room',
   casual_pair_limit: 'Casual: you have played your rated games against this opponent for today.',
+  casual_in_ranked_game: 'Casual: one of you had another rated game on when this one began (rated games are one at a time).',
   replaced_note: 'The AI plays your seat now: you are watching.',
   next_game: 'Next game →',
   resign: 'Resign',

@@ -164,6 +164,7 @@ export default {
   room_left_watch: '한 사람이 방을 나갔습니다.',
   leave_room: '방 나가기',
   casual_pair_limit: '친선전: 오늘 이 상대와 둘 수 있는 랭크 대국을 모두 두었습니다.',
+  casual_in_ranked_game: '친선전: 이 대국이 시작될 때 두 사람 중 한 명이 다른 랭크 대국을 두고 있었습니다 (랭크 대국은 한 번에 하나).',
   replaced_note: 'AI가 당신의 자리를 이어받았습니다. 지금은 관전 중입니다.',
   next_game: '다음 판 →',
   resign: '기권',

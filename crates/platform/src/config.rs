@@ -82,6 +82,8 @@ pub struct Settings {
     pub http: crate::guard::HttpLimits,
     #[command(flatten)]
     pub admission: crate::admission::AdmissionLimits,
+    #[command(flatten)]
+    pub anonymous_sockets: crate::open_sockets::AnonymousSocketLimits,
 }
 
 /// Who this process is, among the instances of its service.

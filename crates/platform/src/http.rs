@@ -17,6 +17,17 @@ use sqlx::PgPool;
 
 use crate::stores::Redis;
 
+/// The address a limit counts against: the TCP peer, or the proxy's
+/// `Forwarded`/`X-Forwarded-For` when the deployment trusts it.
+pub fn client_address(request: &HttpRequest, trust_forwarded_for: bool) -> String {
+    if trust_forwarded_for && let Some(address) = request.connection_info().realip_remote_addr() {
+        return address.to_owned();
+    }
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_owned(), |peer| peer.ip().to_string())
+}
+
 /// Largest JSON body a REST endpoint accepts.
 pub const MAX_JSON_BYTES: usize = 16 * 1024;
 

@@ -17,6 +17,7 @@ pub mod guard;
 pub mod http;
 pub mod jwt;
 pub mod kv;
+pub mod open_sockets;
 pub mod password;
 pub mod process;
 pub mod pubsub;

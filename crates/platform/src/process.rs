@@ -10,6 +10,7 @@ use crate::admission::Admission;
 use crate::clock::Clock;
 use crate::config::Settings;
 use crate::kv::Redis;
+use crate::open_sockets::{AnonymousSockets, raise_open_files_limit};
 use crate::revocation::Revocations;
 use crate::server::StartError;
 use crate::stores::{MIGRATOR, connect_postgres};
@@ -21,6 +22,9 @@ pub struct ProcessContext {
     /// Shared, so that a sign-out taken by one service is refused by the
     /// others in the process at once rather than at their next follow.
     pub revocations: Revocations,
+    /// The process's anonymous sockets, over every service in it (they
+    /// share its open-files table).
+    pub anonymous_sockets: AnonymousSockets,
 }
 
 /// A process's stores, connected (Postgres migrated), and its context over
@@ -56,8 +60,10 @@ pub async fn start_process(
     connections: u32,
     clock: Clock,
 ) -> Result<Started, StartError> {
+    let open_files = raise_open_files_limit();
     let (postgres, redis) = connect_stores(settings, connections).await?;
     let process = ProcessContext {
+        anonymous_sockets: AnonymousSockets::new(settings.anonymous_sockets, open_files),
         admission: Admission::start(
             settings.admission,
             redis.clone(),

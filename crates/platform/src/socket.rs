@@ -299,6 +299,19 @@ impl<M: DeserializeOwned> Socket<M> {
         elapsed >= self.limits.auth_timeout.as_millis() as u64
     }
 
+    /// Turns away a socket nobody signed in for that found no place
+    /// ([`crate::open_sockets`]): `rate_limited` with when to try again,
+    /// then 1013 (try again later).
+    pub async fn turn_away(&mut self, refused: crate::open_sockets::Refused) {
+        let refusal = ApiError {
+            message: refused.message().to_owned(),
+            ..ApiError::rate_limited(crate::open_sockets::RETRY_AFTER_SECS)
+        };
+        self.send_refusal(&refusal).await;
+        self.close(mancala_proto::error::CLOSE_TRY_AGAIN, "too many sockets")
+            .await;
+    }
+
     /// Sends an error, then closes with `close_code`.
     pub async fn close_with(&mut self, code: ErrorCode, message: &str, close_code: u16) {
         self.send_error(code, message).await;

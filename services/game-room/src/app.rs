@@ -45,6 +45,7 @@ impl GameRoom {
             clock,
             admission,
             revocations,
+            anonymous_sockets,
         } = process;
         let verifier = mancala_platform::token_verifier(settings)?;
         let authenticator = Authenticator::new(verifier, clock.clone(), revocations);
@@ -81,6 +82,7 @@ impl GameRoom {
             ai,
             writer: GroupCommit::start(postgres_for_writes, write_batch),
             admission,
+            anonymous_sockets,
         };
         // Present from the start, so that a scrape says 0 rather than nothing.
         metrics::counter!("game_leases_lost_total").increment(0);

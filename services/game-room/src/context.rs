@@ -32,6 +32,8 @@ pub struct Context {
     pub(crate) writer: GroupCommit,
     /// Whether the instance takes new work (games, watchers, analyses).
     pub admission: Admission,
+    /// The process's count of sockets nobody signed in for.
+    pub anonymous_sockets: mancala_platform::open_sockets::AnonymousSockets,
     /// Lease renewals' own Redis connection.
     pub leases: LeaseConnection,
 }

@@ -253,7 +253,7 @@ pub(crate) async fn game_analysis(
         Some(caller) => caller.player_id.to_string(),
         None => format!(
             "address:{}",
-            client_address(&request, deps.settings.trust_forwarded_for)
+            mancala_platform::http::client_address(&request, deps.settings.trust_forwarded_for)
         ),
     };
     if caller.0.is_none() {
@@ -339,17 +339,6 @@ async fn limit_analyses(
             Ok(())
         }
     }
-}
-
-/// The address a limit counts against: the TCP peer, or the proxy's
-/// `Forwarded`/`X-Forwarded-For` when the deployment trusts it.
-fn client_address(request: &HttpRequest, trust_forwarded_for: bool) -> String {
-    if trust_forwarded_for && let Some(address) = request.connection_info().realip_remote_addr() {
-        return address.to_owned();
-    }
-    request
-        .peer_addr()
-        .map_or_else(|| "unknown".to_owned(), |peer| peer.ip().to_string())
 }
 
 /// Filters of the game lists.

@@ -58,6 +58,7 @@ impl Matchmaking {
             clock,
             admission,
             revocations,
+            anonymous_sockets,
         } = process;
         let seed = match &settings.jwt_private_key {
             Some(seed) => seed.clone(),
@@ -108,6 +109,7 @@ impl Matchmaking {
             settings: Arc::new(match_settings),
             rules,
             admission,
+            anonymous_sockets,
             figures: Default::default(),
         };
         let accounts = Accounts::new(

@@ -161,6 +161,22 @@ pub struct PlayerLimits {
     /// the first is open adds nothing and does not count.
     #[arg(env = "APP_LIMIT_REPORTS_PER_PLAYER", default_value = "10/86400")]
     pub reports: Limit,
+    /// Private arenas one account may make, `max/window_seconds`: a club's
+    /// evening of arenas, not a flood of them.
+    #[arg(env = "APP_LIMIT_TOURNAMENTS_PER_PLAYER", default_value = "20/3600")]
+    pub tournaments: Limit,
+    /// Private arenas made from one client address, `max/window_seconds`
+    /// (the accounts of one network together).
+    #[arg(env = "APP_LIMIT_TOURNAMENTS_PER_IP", default_value = "60/3600")]
+    pub tournaments_per_ip: Limit,
+    /// Private arenas one account may have not yet over (waiting to start
+    /// or running).
+    #[arg(env = "APP_LIMIT_LIVE_TOURNAMENTS", default_value_t = 5)]
+    pub live_tournaments: u32,
+    /// Joins, pauses and withdrawals one account may make over all arenas,
+    /// `max/window_seconds`: each tells every follower of the arena.
+    #[arg(env = "APP_LIMIT_TOURNAMENT_ACTIONS", default_value = "20/60")]
+    pub tournament_actions: Limit,
 }
 
 impl MatchSettings {

@@ -25,6 +25,8 @@ pub struct Context {
     pub rules: PairingRules,
     /// Whether the instance takes new work (sign-ins, queue entries, games).
     pub admission: Admission,
+    /// The process's count of sockets nobody signed in for.
+    pub anonymous_sockets: mancala_platform::open_sockets::AnonymousSockets,
     /// The lobby's figures, shared by every lobby socket of the instance.
     pub figures: Figures,
 }

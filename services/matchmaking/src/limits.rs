@@ -1,8 +1,9 @@
 //! What one player may make or hold, so that one account cannot load the
 //! platform for everyone: games made per minute (counted in Redis, across
-//! instances), games against the AI or on one device going at once, and
-//! invites waiting. Over a limit the answer is 429 `rate_limited` with
-//! `Retry-After`.
+//! instances), games against the AI or on one device going at once,
+//! invites waiting, private arenas made (per account and per address) and
+//! joins, pauses and withdrawals. Over a limit the answer is 429
+//! `rate_limited` with `Retry-After`.
 
 use mancala_platform::ApiError;
 use mancala_platform::ratelimit::{self, Decision};
@@ -24,20 +25,78 @@ fn full(message: String) -> ApiError {
     }
 }
 
-/// Counts one game (or invite) made by `player` against the rate.
-async fn count_made(deps: &Context, player: Uuid) -> Result<(), ApiError> {
-    let limit = deps.settings.player_limits.games;
+/// Counts one event of `subject` against `limit` (under `name`); over it,
+/// 429 with `what` and when to retry.
+async fn count(
+    deps: &Context,
+    name: &str,
+    subject: &str,
+    limit: ratelimit::Limit,
+    what: &str,
+) -> Result<(), ApiError> {
     let now = deps.clock.now_secs();
-    match ratelimit::hit(&deps.redis, "games", &player.to_string(), limit, now).await? {
+    match ratelimit::hit(&deps.redis, name, subject, limit, now).await? {
         Decision::Allowed { .. } => Ok(()),
         Decision::Limited { retry_after } => Err(ApiError {
             message: format!(
-                "at most {} new games a {} s; retry later",
+                "at most {} {what} a {} s; retry later",
                 limit.max, limit.window_seconds
             ),
             ..ApiError::rate_limited(retry_after)
         }),
     }
+}
+
+/// Before a private arena is made by `player` from `address`: the rates
+/// per account and per address (the arenas not yet over are counted where
+/// the arena is made, [`too_many_live_tournaments`]).
+pub(crate) async fn new_tournament(
+    deps: &Context,
+    player: Uuid,
+    address: &str,
+) -> Result<(), ApiError> {
+    let limits = deps.settings.player_limits;
+    count(
+        deps,
+        "tournaments",
+        &player.to_string(),
+        limits.tournaments,
+        "new arenas",
+    )
+    .await?;
+    count(
+        deps,
+        "tournaments_ip",
+        address,
+        limits.tournaments_per_ip,
+        "new arenas from one address",
+    )
+    .await
+}
+
+/// The answer when an account has all the arenas it may have not yet over.
+pub(crate) fn too_many_live_tournaments(cap: u32) -> ApiError {
+    full(format!(
+        "you have {cap} arenas not yet over; let one end first"
+    ))
+}
+
+/// Before a join, a pause or a withdrawal by `player`.
+pub(crate) async fn tournament_action(deps: &Context, player: Uuid) -> Result<(), ApiError> {
+    count(
+        deps,
+        "tournament_actions",
+        &player.to_string(),
+        deps.settings.player_limits.tournament_actions,
+        "joins, pauses and withdrawals",
+    )
+    .await
+}
+
+/// Counts one game (or invite) made by `player` against the rate.
+async fn count_made(deps: &Context, player: Uuid) -> Result<(), ApiError> {
+    let limit = deps.settings.player_limits.games;
+    count(deps, "games", &player.to_string(), limit, "new games").await
 }
 
 /// Before a game against the AI or on one device.

@@ -45,6 +45,7 @@ pub(crate) async fn lobby(
     body: web::Payload,
     deps: web::Data<Context>,
     authenticator: web::Data<Authenticator>,
+    accounts: web::Data<crate::accounts::Accounts>,
 ) -> Result<HttpResponse, ApiError> {
     if !mancala_platform::http::origin_allowed(&request, &deps.settings.sockets.allowed_origins) {
         return Err(ApiError::new(
@@ -52,19 +53,29 @@ pub(crate) async fn lobby(
             "this page's origin may not open the lobby",
         ));
     }
+    // Anonymous until its `auth`: it holds a place among the sockets
+    // nobody signed in for.
+    let address =
+        mancala_platform::http::client_address(&request, accounts.settings().trust_forwarded_for);
+    let place = deps.anonymous_sockets.enter(&address);
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let deps = deps.get_ref().clone();
     let limits = deps.settings.sockets.limits(MAX_FRAME, BURST, PER_SECOND);
-    let socket = Socket::new(session, stream, limits, deps.clock.clone());
+    let mut socket = Socket::new(session, stream, limits, deps.clock.clone());
     let authenticator = authenticator.get_ref().clone();
     actix_web::rt::spawn(async move {
+        let anonymous = match place {
+            Ok(place) => place,
+            Err(refused) => return socket.turn_away(refused).await,
+        };
         let mut lobby = Lobby {
             socket,
             deps,
             player: None,
             identity: None,
             slot: None,
+            anonymous: Some(anonymous),
         };
         lobby.run(authenticator).await;
         if let Some(slot) = lobby.slot.take() {
@@ -80,6 +91,8 @@ struct Lobby {
     player: Option<Uuid>,
     /// The session its token belongs to: signing out closes the socket.
     identity: Option<SocketIdentity>,
+    /// Its place among the sockets nobody signed in for, until `auth`.
+    anonymous: Option<mancala_platform::open_sockets::AnonymousPass>,
     /// Its place among the player's open sockets.
     slot: Option<SocketSlot>,
 }
@@ -157,6 +170,7 @@ impl Lobby {
                                     break;
                                 };
                                 self.slot = Some(slot);
+                                self.anonymous = None;
                                 self.player = Some(player);
                                 self.identity = Some(identity);
                                 subscription = Some(self.deps.pubsub.subscribe(&player_channel(player)).await);

@@ -85,11 +85,22 @@ test('a withdrawn player reads as withdrawn, a paused one as paused, in both lan
 });
 
 // Every part of a standings row that could be cut short: nothing in it
-// overflows its box, and the sheet lies within the row.
+// overflows its box, and the sheet lies within the row. A push of the
+// standings redraws the rows: a row caught as it is replaced (no box at
+// all) is looked at again once the page has drawn the new one.
 async function clipped(page, player) {
+  for (let attempt = 0; ; attempt += 1) {
+    const found = await clippedOnce(page, player);
+    if (!found.includes('row has no box') || attempt >= 20) return found;
+    await page.waitForTimeout(100);
+  }
+}
+
+async function clippedOnce(page, player) {
   return rowOf(page, player).evaluate((row) => {
     const found = [];
     const rowBox = row.getBoundingClientRect();
+    if (!row.isConnected || (rowBox.width === 0 && rowBox.height === 0)) return ['row has no box'];
     for (const el of [row, ...row.querySelectorAll('*')]) {
       const style = getComputedStyle(el);
       if (style.display === 'inline') continue; // no box of its own to overflow

@@ -63,6 +63,19 @@ impl Arena {
 
     /// [`Arena::start`] listening on `host` (reached at 127.0.0.1).
     pub(crate) async fn start_on(host: &str, extra: &[(&str, &str)]) -> Arena {
+        Arena::start_with(host, extra, None).await
+    }
+
+    /// [`Arena::start`], its log lines written to `log`.
+    pub(crate) async fn start_logged(extra: &[(&str, &str)], log: &std::path::Path) -> Arena {
+        Arena::start_with("127.0.0.1", extra, Some(log)).await
+    }
+
+    async fn start_with(
+        host: &str,
+        extra: &[(&str, &str)],
+        log: Option<&std::path::Path>,
+    ) -> Arena {
         let stores = TestStores::new().await.unwrap();
         let mut env = vec![
             (
@@ -91,8 +104,12 @@ impl Arena {
             env.push((name, (*value).to_owned()));
         }
         let port = free_port();
+        let service = match log {
+            Some(log) => mancala_tests::harness::start_logged("arena", port, &env, log).await,
+            None => start_on("arena", host, port, &env).await,
+        };
         Arena {
-            service: start_on("arena", host, port, &env).await,
+            service,
             stores,
             env: owned(&env),
             host: host.to_owned(),

@@ -27,28 +27,44 @@ pub(crate) async fn current_ratings(
     }))
 }
 
-/// Holds each pair's lock (pairs given as `(low, high)`, so A–B and B–A
-/// are one lock) until the transaction ends: two games asked for the same
-/// two players at once (ten invites accepted together) are counted and
-/// made one after the other, so the count each sees includes the one made
-/// before it. Taken in one order, so two batches cannot wait on each
-/// other.
-pub(crate) async fn lock_pairs(
+/// Holds each player's ranked lock until the transaction ends: two rated
+/// games asked for one player at once (two invites accepted together, a
+/// queue match racing an invite, an arena's wave racing either) are
+/// decided one after the other, so each sees the one made before it (the
+/// pair's count of the day, the player's live rated game). Taken in one
+/// order, so two batches cannot wait on each other.
+pub(crate) async fn lock_players(
     connection: &mut PgConnection,
-    pairs: &[(Uuid, Uuid)],
+    players: &[Uuid],
 ) -> Result<(), sqlx::Error> {
-    let (low, high): (Vec<Uuid>, Vec<Uuid>) = pairs.iter().copied().unzip();
     sqlx::query!(
         "SELECT pg_advisory_xact_lock(k) FROM (
-             SELECT hashtextextended('rated-pair:' || lo::text || ':' || hi::text, 0) AS k
-             FROM unnest($1::uuid[], $2::uuid[]) AS p(lo, hi)
+             SELECT DISTINCT hashtextextended('ranked-player:' || p::text, 0) AS k
+             FROM unnest($1::uuid[]) AS p
              ORDER BY k) AS keys",
-        &low,
-        &high,
+        players,
     )
     .fetch_all(connection)
     .await?;
     Ok(())
+}
+
+/// Of these players, those with a rated game live.
+pub(crate) async fn in_live_rated_games(
+    connection: &mut PgConnection,
+    players: &[Uuid],
+) -> Result<HashSet<Uuid>, sqlx::Error> {
+    let rows = sqlx::query_scalar!(
+        r#"SELECT seat0_player AS "player!" FROM games
+           WHERE status = 'live' AND rated AND seat0_player = ANY($1)
+           UNION
+           SELECT seat1_player FROM games
+           WHERE status = 'live' AND rated AND seat1_player = ANY($1)"#,
+        players,
+    )
+    .fetch_all(connection)
+    .await?;
+    Ok(rows.into_iter().collect())
 }
 
 /// How many games between each pair of players, made since `since`, may

@@ -157,6 +157,7 @@ pub(crate) async fn insert_games(
 fn casual_reason_text(reason: CasualReason) -> &'static str {
     match reason {
         CasualReason::PairLimit => "pair_limit",
+        CasualReason::InRankedGame => "in_ranked_game",
     }
 }
 

@@ -35,17 +35,20 @@ pub(crate) async fn watch(
             "this origin may not open game sockets",
         ));
     }
+    let address =
+        mancala_platform::http::client_address(&request, deps.settings.trust_forwarded_for);
+    let place = deps.anonymous_sockets.enter(&address);
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
-    let socket = super::socket::open(session, stream, &deps.settings, deps.clock.clone());
+    let mut socket = super::socket::open(session, stream, &deps.settings, deps.clock.clone());
     let snapshots = snapshots.get_ref().clone();
-    actix_web::rt::spawn(run(
-        socket,
-        game.into_inner(),
-        deps,
-        snapshots,
-        Watcher::Anyone,
-    ));
+    let game = game.into_inner();
+    actix_web::rt::spawn(async move {
+        match place {
+            Ok(_held_until_closed) => run(socket, game, deps, snapshots, Watcher::Anyone).await,
+            Err(refused) => socket.turn_away(refused).await,
+        }
+    });
     Ok(response)
 }
 

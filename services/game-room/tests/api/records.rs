@@ -31,9 +31,10 @@ async fn records_histories_and_live_lists() {
             json!({"player": {"id": alice, "rating": rating, "rd": 60.0}}),
             json!({"player": {"id": opponent, "rating": rating, "rd": 60.0}}),
         ];
+        // Casual: one player has one rated game at a time.
         ids.push(
             instance
-                .create(json!({"variant": variant}), seats, true)
+                .create(json!({"variant": variant}), seats, false)
                 .await
                 .id,
         );

@@ -24,14 +24,7 @@ pub(crate) fn configure(config: &mut web::ServiceConfig) {
 /// The address rate limits count against: the TCP peer, or the proxy's
 /// `Forwarded`/`X-Forwarded-For` when the deployment says it is behind one.
 fn client_ip(request: &HttpRequest, accounts: &Accounts) -> String {
-    if accounts.settings().trust_forwarded_for
-        && let Some(address) = request.connection_info().realip_remote_addr()
-    {
-        return address.to_owned();
-    }
-    request
-        .peer_addr()
-        .map_or_else(|| "unknown".to_owned(), |peer| peer.ip().to_string())
+    mancala_platform::http::client_address(request, accounts.settings().trust_forwarded_for)
 }
 
 /// Start playing as a guest.

@@ -81,10 +81,13 @@ struct Led {
     seen: u64,
 }
 
-/// One wave over every running arena this instance leads.
+/// One wave over the running arenas with work (`store::running`) that this
+/// instance leads.
 async fn direct(deps: &Context, leases: &mut HashMap<Uuid, Led>) -> Result<(), sqlx::Error> {
     let now = deps.clock.now_utc();
+    let pass_started = std::time::Instant::now();
     let running = store::running(&deps.postgres, now).await?;
+    metrics::gauge!("tournament_pass_arenas").set(running.len() as f64);
     leases.retain(|id, _| running.iter().any(|row| row.id == *id));
     let lease_ms = (deps.settings.tournament_wave.as_millis() as u64 * 3).max(1_000);
     for row in running {
@@ -121,6 +124,7 @@ async fn direct(deps: &Context, leases: &mut HashMap<Uuid, Led>) -> Result<(), s
             Err(error) => tracing::warn!(%error, tournament = %row.id, "tournament pairing"),
         }
     }
+    metrics::histogram!("tournament_pass_seconds").record(pass_started.elapsed().as_secs_f64());
     Ok(())
 }
 

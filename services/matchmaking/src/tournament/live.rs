@@ -36,6 +36,9 @@ const BURST: u32 = 10;
 const PER_SECOND: u32 = 2;
 /// How often a followed arena is read again without being told.
 const REREAD_EVERY: Duration = Duration::from_secs(5);
+/// Pushes of one arena's standings are at least this far apart (the
+/// latest board each time): what a burst of changes costs its followers.
+const MIN_PUSH_GAP: Duration = Duration::from_secs(1);
 
 /// What crosses the arena's channel.
 #[derive(Debug, Serialize, Deserialize)]
@@ -113,12 +116,22 @@ impl Hub {
     async fn read(&self, id: Uuid, latest: Arc<Latest>) {
         let mut told = self.deps.pubsub.subscribe(&tournament_channel(id)).await;
         let mut version = 0u64;
+        let mut pushed_at: Option<std::time::Instant> = None;
         let mut reread = tokio::time::interval(REREAD_EVERY);
         reread.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let boundary = self.next_boundary(&latest);
             let changed_at_ms = tokio::select! {
                 message = told.receiver.recv() => {
+                    // At most one push a second: the changes of a burst (a
+                    // join/withdraw loop, a wave's games ending) wait for
+                    // the second to pass and go out as one board.
+                    if let Some(wait) = pushed_at
+                        .map(|at| MIN_PUSH_GAP.saturating_sub(at.elapsed()))
+                        .filter(|wait| !wait.is_zero())
+                    {
+                        tokio::time::sleep(wait).await;
+                    }
                     // The earliest change still waiting: what the slowest
                     // of the coalesced changes waited is what is measured.
                     let mut earliest = at_of(message.ok().as_deref(), &self.deps);
@@ -163,6 +176,7 @@ impl Hub {
                 changed_at_ms: changed_at_ms.unwrap_or_else(|| self.deps.clock.now_millis()),
             };
             latest.send_replace(Some(Arc::new(pushed)));
+            pushed_at = Some(std::time::Instant::now());
         }
     }
 
@@ -199,6 +213,7 @@ pub(crate) async fn live(
     deps: web::Data<Context>,
     hub: web::Data<Hub>,
     authenticator: web::Data<Authenticator>,
+    accounts: web::Data<crate::accounts::Accounts>,
 ) -> Result<HttpResponse, ApiError> {
     // Following is new work: a busy instance keeps its CPU for the games.
     deps.admission.admit("tournament_live")?;
@@ -212,19 +227,33 @@ pub(crate) async fn live(
     if super::store::get(&deps.postgres, id).await?.is_none() {
         return Err(ApiError::new(ErrorCode::NotFound, "no such tournament"));
     }
+    // Following needs no sign-in: every follower holds a place among the
+    // sockets nobody signed in for (a follower who signs in on it too:
+    // the standings are the same for everyone).
+    let address =
+        mancala_platform::http::client_address(&request, accounts.settings().trust_forwarded_for);
+    let place = deps.anonymous_sockets.enter(&address);
     let (response, session, stream) = actix_ws::handle(&request, body)
         .map_err(|_| ApiError::new(ErrorCode::InvalidInput, "expected a WebSocket upgrade"))?;
     let limits = deps.settings.sockets.limits(MAX_FRAME, BURST, PER_SECOND);
-    let socket = Socket::new(session, stream, limits, deps.clock.clone());
-    let follower = Follower {
-        socket,
-        deps: deps.get_ref().clone(),
-        viewer: None,
-        page: 1,
-    };
-    let boards = hub.follow(id);
+    let mut socket = Socket::new(session, stream, limits, deps.clock.clone());
+    let follower_deps = deps.get_ref().clone();
     let authenticator = authenticator.get_ref().clone();
-    actix_web::rt::spawn(follower.run(boards, authenticator));
+    let hub = hub.get_ref().clone();
+    actix_web::rt::spawn(async move {
+        match place {
+            Ok(_held_until_closed) => {
+                let follower = Follower {
+                    socket,
+                    deps: follower_deps,
+                    viewer: None,
+                    page: 1,
+                };
+                follower.run(hub.follow(id), authenticator).await;
+            }
+            Err(refused) => socket.turn_away(refused).await,
+        }
+    });
     Ok(response)
 }
 

@@ -3,7 +3,7 @@
 //! and joining, pausing and withdrawing.
 
 use actix_web::{HttpResponse, web};
-use mancala_platform::api_errors::{BadBody, BadQuery, NotFound, Unauthenticated};
+use mancala_platform::api_errors::{BadBody, BadQuery, NotFound, RateLimited, Unauthenticated};
 use mancala_platform::{ApiError, Authenticated, MaybeAuthenticated};
 use mancala_proto::tournament::{
     JoinTournament, MAX_RATING_BAND, NewTournament, TOURNAMENT_NAME, Tournament, TournamentList,
@@ -48,12 +48,15 @@ fn make_code() -> String {
         BadBody,
         Unauthenticated,
         (status = 403, description = "`forbidden`: guests cannot make one", body = ErrorBody),
+        RateLimited,
     )
 )]
 #[tracing::instrument(skip_all)]
 pub(crate) async fn create(
     caller: Authenticated,
+    request: actix_web::HttpRequest,
     deps: web::Data<Context>,
+    accounts: web::Data<crate::accounts::Accounts>,
     body: web::Json<NewTournament>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -88,6 +91,9 @@ pub(crate) async fn create(
             "register to make a tournament",
         ));
     }
+    let address =
+        mancala_platform::http::client_address(&request, accounts.settings().trust_forwarded_for);
+    crate::limits::new_tournament(&deps, caller.player_id, &address).await?;
     let now = deps.clock.now_utc();
     let shape = Shape {
         variant: body.variant,
@@ -100,6 +106,7 @@ pub(crate) async fn create(
     };
     let id = Uuid::now_v7();
     let starts_at = now + time::Duration::seconds(i64::from(body.starts_in_secs));
+    let cap = deps.settings.player_limits.live_tournaments;
     store::insert_private(
         &deps.postgres,
         id,
@@ -109,8 +116,10 @@ pub(crate) async fn create(
         &shape,
         starts_at,
         now,
+        cap,
     )
-    .await?;
+    .await?
+    .ok_or_else(|| crate::limits::too_many_live_tournaments(cap))?;
     let row = store::get(&deps.postgres, id)
         .await?
         .ok_or_else(ApiError::internal)?;
@@ -188,6 +197,7 @@ pub(crate) async fn show(
         (status = 403, description = "`forbidden` (a wrong code, outside the rating band) or `ranked_banned`", body = ErrorBody),
         NotFound,
         (status = 409, description = "`not_allowed`: over, or full", body = ErrorBody),
+        RateLimited,
     )
 )]
 #[tracing::instrument(skip_all)]
@@ -199,6 +209,7 @@ pub(crate) async fn join(
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let player = caller.player_id;
+    crate::limits::tournament_action(&deps, player).await?;
     let row = store::get(&deps.postgres, id)
         .await?
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such tournament"))?;
@@ -269,6 +280,7 @@ async fn step_out(
     id: Uuid,
     withdraw: bool,
 ) -> Result<HttpResponse, ApiError> {
+    crate::limits::tournament_action(&deps, caller.player_id).await?;
     if store::step_out(&deps.postgres, id, caller.player_id, withdraw).await? {
         super::live::changed(&deps, id).await;
         Ok(HttpResponse::NoContent().finish())
@@ -287,7 +299,7 @@ async fn step_out(
     tag = "tournaments",
     params(("id" = Uuid, Path, description = "The tournament")),
     security(("bearer" = [])),
-    responses((status = 204, description = "Paused"), Unauthenticated, NotFound)
+    responses((status = 204, description = "Paused"), Unauthenticated, NotFound, RateLimited)
 )]
 #[tracing::instrument(skip_all)]
 pub(crate) async fn pause(
@@ -305,7 +317,7 @@ pub(crate) async fn pause(
     tag = "tournaments",
     params(("id" = Uuid, Path, description = "The tournament")),
     security(("bearer" = [])),
-    responses((status = 204, description = "Withdrawn"), Unauthenticated, NotFound)
+    responses((status = 204, description = "Withdrawn"), Unauthenticated, NotFound, RateLimited)
 )]
 #[tracing::instrument(skip_all)]
 pub(crate) async fn withdraw(

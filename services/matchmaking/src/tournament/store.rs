@@ -121,7 +121,10 @@ pub async fn insert_planned(
     Ok(made.rows_affected() == 1)
 }
 
-/// A private arena made by `creator`.
+/// Makes a private arena by `creator` unless its creator already has `live_cap` not
+/// yet over: the count and the insert under the creator's lock, so a burst
+/// of requests cannot all pass the count. The arenas not yet over (the
+/// new one included) when made; `None` when at the cap.
 #[allow(clippy::too_many_arguments)]
 pub async fn insert_private(
     pool: &PgPool,
@@ -132,7 +135,26 @@ pub async fn insert_private(
     shape: &Shape,
     starts_at: OffsetDateTime,
     now: OffsetDateTime,
-) -> Result<(), sqlx::Error> {
+    live_cap: u32,
+) -> Result<Option<i64>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    sqlx::query!(
+        "SELECT pg_advisory_xact_lock(hashtextextended('arenas-of:' || $1::uuid::text, 0))",
+        creator,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let live = sqlx::query_scalar!(
+        r#"SELECT count(*) AS "count!" FROM tournaments
+           WHERE created_by = $1 AND code IS NOT NULL AND ends_at > $2"#,
+        creator,
+        now,
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if live >= i64::from(live_cap) {
+        return Ok(None);
+    }
     sqlx::query!(
         "INSERT INTO tournaments (id, name, code, created_by, variant, initial_secs,
                                   increment_secs, starts_at, ends_at, rated, min_rating,
@@ -153,9 +175,10 @@ pub async fn insert_private(
         shape.max_players.map(|n| n as i32),
         now,
     )
-    .execute(pool)
+    .execute(&mut *tx)
     .await?;
-    Ok(())
+    tx.commit().await?;
+    Ok(Some(live + 1))
 }
 
 macro_rules! rows {
@@ -224,11 +247,22 @@ pub async fn finished_of(
     ))
 }
 
-/// Every arena running at `now` (the directors' work).
+/// The arenas running at `now` that a wave has work in: a player in it,
+/// neither paused nor withdrawn, who is not in a live game (waiting to be
+/// paired, or their game just ended and the standings moved). An arena
+/// nobody plays in, or whose players are all in their games, costs a wave
+/// nothing beyond this one statement: a flood of empty arenas does not
+/// slow the real ones' pairing.
 pub async fn running(pool: &PgPool, now: OffsetDateTime) -> Result<Vec<Row>, sqlx::Error> {
     Ok(rows!(
         pool,
-        "WHERE t.starts_at <= $1 AND t.ends_at > $1 ORDER BY t.id",
+        "WHERE t.starts_at <= $1 AND t.ends_at > $1
+           AND EXISTS (
+               SELECT 1 FROM tournament_players p
+               LEFT JOIN games g ON g.id = p.current_game
+               WHERE p.tournament_id = t.id AND NOT p.paused AND NOT p.withdrawn
+                 AND (g.id IS NULL OR g.status <> 'live'))
+         ORDER BY t.id",
         now
     ))
 }
