@@ -126,7 +126,7 @@ fresh() {
   psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" \
     -c "CREATE DATABASE $database" >/dev/null
   [ -z "${PLAN_CACHE_MODE:-}" ] || psql "$server/postgres" -qc "ALTER DATABASE $database SET plan_cache_mode = $PLAN_CACHE_MODE" >/dev/null
-  export DATABASE_URL=$server/$database APP_REDIS_PREFIX="bench:$$:$RANDOM:" RUST_LOG=error \
+  export DATABASE_URL=$server/$database APP_REDIS_PREFIX="bench:$$:$RANDOM:" RUST_LOG=${BENCH_LOG:-error} \
     APP_LOG_FORMAT=json APP_INTERNAL_TOKEN=bench-token \
     APP_JWT_PRIVATE_KEY=$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=') \
     APP_LIMIT_SIGNUPS_PER_IP=1000000000/60 APP_LIMIT_REGISTRATIONS_PER_IP=1000000000/60 APP_WS_RATE=1000/1000 APP_PAIRING_WAVE_MS=500 \

@@ -61,6 +61,9 @@ pub async fn start_process(
     clock: Clock,
 ) -> Result<Started, StartError> {
     let open_files = raise_open_files_limit();
+    // The thread that starts the process runs its shared tasks (the
+    // writer, the followers) for as long as it lives.
+    crate::telemetry::watch_runtime_lag();
     let (postgres, redis) = connect_stores(settings, connections).await?;
     let process = ProcessContext {
         anonymous_sockets: AnonymousSockets::new(settings.anonymous_sockets, open_files),

@@ -99,6 +99,8 @@ where
         |workers| usize::from(workers.max(1)),
     );
     let server = HttpServer::new(move || {
+        // Called on each worker thread as it starts.
+        crate::telemetry::watch_runtime_lag();
         let readiness = readiness.clone();
         let metrics = metrics.clone();
         let guards = guards.clone();

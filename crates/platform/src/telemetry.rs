@@ -191,6 +191,52 @@ pub fn install_metrics() -> Option<PrometheusHandle> {
         .clone()
 }
 
+/// How often each runtime thread's watch wakes, and how late a wake must be
+/// before the log names it.
+const LAG_TICK: std::time::Duration = std::time::Duration::from_millis(100);
+const LAG_TOLD: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Watches the runtime thread it is called on, once per thread: a task
+/// that wakes every [`LAG_TICK`] and records how late it woke
+/// (`runtime_lag_seconds`). Every socket, host and timer of a thread
+/// waits while it is blocked, so a late wake is a stall that every game on
+/// it felt, however rare: a percentile of move round trips hides one
+/// stall of seconds, this does not.
+pub fn watch_runtime_lag() {
+    thread_local! {
+        static WATCHED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if WATCHED.with(|watched| watched.replace(true)) {
+        return;
+    }
+    if tokio::runtime::Handle::try_current().is_err() {
+        WATCHED.with(|watched| watched.set(false));
+        return;
+    }
+    let thread = std::thread::current()
+        .name()
+        .unwrap_or("unnamed")
+        .to_owned();
+    // On a thread's own runtime (actix's are one thread each) the task
+    // stays on that thread.
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(LAG_TICK);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let due = every.tick().await;
+            let late = tokio::time::Instant::now().saturating_duration_since(due);
+            metrics::histogram!("runtime_lag_seconds").record(late.as_secs_f64());
+            if late > LAG_TOLD {
+                tracing::warn!(
+                    thread,
+                    late_ms = late.as_millis(),
+                    "a runtime thread was blocked: everything on it waited"
+                );
+            }
+        }
+    });
+}
+
 /// How often histogram samples are folded into their summaries.
 const UPKEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 

@@ -51,7 +51,19 @@ pub struct PoolSettings {
     pub analysis_deadline: Duration,
     /// Whether the workers take only the CPU nothing else wants.
     pub idle_priority: bool,
+    /// How long a search runs, at most, once another player waits for a
+    /// worker ([`crate::fair_share`]): a crowd's long searches make
+    /// nobody else wait longer than this.
+    pub yield_slice: Duration,
 }
+
+/// A search asked to yield ends this long after it started, at the
+/// latest: a reply for whoever waited within a few tenths of a second,
+/// and still a search of a few million nodes.
+pub(crate) const YIELD_SLICE: Duration = Duration::from_millis(200);
+
+/// How far past its deadline a search may end before the log says so.
+const OVERRUN_TOLD: Duration = Duration::from_millis(250);
 
 /// The share of its node budget a search gets after waiting long.
 pub(crate) const REDUCED_SHARE: u64 = 8;
@@ -128,7 +140,8 @@ impl Cancel {
 /// What a search came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The move, from a full or a reduced budget.
+    /// The move, from a full or a reduced budget (it waited long, or
+    /// yielded its worker to another player).
     Move { pit: u8, reduced: bool },
     /// No move: the game is over, or the search was cancelled.
     Nothing,
@@ -554,10 +567,26 @@ impl Inner {
         } else {
             Duration::from_millis(50)
         };
+        let began = tokio::time::Instant::now();
+        let yielded = Arc::new(AtomicBool::new(false));
         let timer = tokio::spawn({
-            let flag = flag.clone();
+            let (flag, yielded) = (flag.clone(), yielded.clone());
+            let (asked, slice) = (place.yield_asked(), self.settings.yield_slice);
             async move {
-                tokio::time::sleep(left.max(least)).await;
+                let deadline = tokio::time::sleep(left.max(least));
+                tokio::pin!(deadline);
+                tokio::select! {
+                    () = &mut deadline => {}
+                    () = asked.notified() => {
+                        tokio::select! {
+                            () = &mut deadline => {}
+                            () = tokio::time::sleep_until(began + slice) => {
+                                yielded.store(true, Ordering::Relaxed);
+                                metrics::counter!("ai_searches_yielded_total").increment(1);
+                            }
+                        }
+                    }
+                }
                 flag.store(true, Ordering::Relaxed);
             }
         });
@@ -619,10 +648,24 @@ impl Inner {
             }
         };
         timer.abort();
-        place.release(started.elapsed());
+        let searching = started.elapsed();
+        place.release(searching);
+        let level = request.level.name();
+        metrics::histogram!("ai_search_seconds", "level" => level).record(searching.as_secs_f64());
+        let thought = asked.elapsed();
+        metrics::histogram!("ai_think_seconds", "level" => level).record(thought.as_secs_f64());
+        if thought > self.settings.deadline + OVERRUN_TOLD {
+            tracing::warn!(
+                level,
+                waited_ms = waited.as_millis(),
+                searched_ms = searching.as_millis(),
+                "an AI move took past its deadline"
+            );
+        }
         let Ok(pit) = searched else {
             return Outcome::Nothing;
         };
+        let reduced = reduced || yielded.load(Ordering::Relaxed);
         match pit {
             // A cancelled search's move is for a position that is gone.
             Some(pit) if !stop.cancelled() => Outcome::Move { pit, reduced },
@@ -633,7 +676,7 @@ impl Inner {
 
 #[cfg(test)]
 mod tests {
-    use mancala_rules::KalahOptions;
+    use mancala_rules::{KalahOptions, Position};
 
     use super::*;
 
@@ -657,6 +700,7 @@ mod tests {
             // tests (or coverage's slower code) starves the table builds
             // these tests wait for.
             idle_priority: false,
+            yield_slice: YIELD_SLICE,
         }
     }
 
@@ -838,6 +882,38 @@ mod tests {
             assert_eq!(built.max_stones(), 7, "{}", file.display());
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_long_search_yields_its_worker_to_another_player_who_waits() {
+        let pool = AiPool::new(PoolSettings {
+            // No slice: the asked search stops at once, so the test waits
+            // on no clock.
+            yield_slice: Duration::ZERO,
+            deadline: Duration::from_secs(3600),
+            ..settings(1, Duration::from_secs(3600), 64 << 20)
+        });
+        // Out of the opening book, with most stones still to play: a
+        // Perfect search here runs far longer than this test lasts.
+        let mut long = kalah(Level::Perfect, 1);
+        for _ in 0..8 {
+            let pit = long.game.position().legal_moves().last().unwrap();
+            long.game.play(pit).unwrap();
+        }
+        let (_, crowd) = outcome(&pool, long).await;
+        let (_, honest) = outcome(&pool, kalah(Level::Beginner, 2)).await;
+        let both = async { (crowd.await.unwrap(), honest.await.unwrap()) };
+        let (crowd, honest) = tokio::time::timeout(Duration::from_secs(120), both)
+            .await
+            .expect("the long search yielded");
+        assert!(
+            matches!(crowd, Outcome::Move { reduced: true, .. }),
+            "{crowd:?}"
+        );
+        assert!(
+            matches!(honest, Outcome::Move { reduced: false, .. }),
+            "{honest:?}"
+        );
     }
 
     #[tokio::test]

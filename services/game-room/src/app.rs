@@ -62,6 +62,7 @@ impl GameRoom {
             solver_table_bytes: room_settings.ai_solver_table_bytes,
             analysis_deadline: room_settings.analysis_deadline,
             idle_priority: room_settings.ai_priority == crate::config::AiPriority::Idle,
+            yield_slice: crate::ai::YIELD_SLICE,
         });
         keep_analyses(&ai, postgres.clone(), room_settings.analysis_kept_bytes);
         // The games in progress write through connections of their own, so

@@ -117,8 +117,9 @@ struct Row {
     heap_before_mb: (f64, f64),
     rss_peak_mb: f64,
     rss_after_mb: f64,
-    /// The honest AI player's reply times, when it runs.
-    ai_replies: Option<(usize, f64, f64)>,
+    /// The honest AI player's reply times, when it runs: how many, p50,
+    /// p99 and the slowest (ms).
+    ai_replies: Option<(usize, f64, f64, f64)>,
 }
 
 /// jemalloc's allocated and resident megabytes, from the server's metrics.
@@ -172,6 +173,7 @@ where
             count,
             ms(percentile(&mut replies, 0.50)),
             ms(percentile(&mut replies, 0.99)),
+            ms(replies.iter().max().copied().unwrap_or_default()),
         )
     });
     let row = Row {
@@ -193,10 +195,22 @@ where
         row.rss_peak_mb,
         row.outcome
     );
-    if let Some((count, p50, p99)) = row.ai_replies {
+    if let Some((count, p50, p99, max)) = row.ai_replies {
         eprintln!(
-            "{name}: the honest AI replied in p50 {p50:.0} ms, p99 {p99:.0} ms ({count} replies)"
+            "{name}: the honest AI replied in p50 {p50:.0} ms, p99 {p99:.0} ms, max {max:.0} ms \
+             ({count} replies)"
         );
+    }
+    if row.ai_replies.is_some() {
+        // Where the AI's time went, as the server counts it: the wait for a
+        // worker, the search on it, and the two together.
+        let text = abuse::metrics_text(&args.base).await.unwrap_or_default();
+        for line in text.lines().filter(|line| {
+            (line.starts_with("ai_") || line.starts_with("runtime_lag"))
+                && (line.contains("quantile=\"0.99\"") || line.contains("quantile=\"1\""))
+        }) {
+            eprintln!("{name}: server {line}");
+        }
     }
     // Let the server settle before the next attack.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -490,16 +504,18 @@ async fn run(args: Args) {
         "{}\n\n| attack | what the server did | probe move p50 / p99 | p99 ÷ baseline |{} server RSS peak / after |\n|---|---|---|---|{}---|\n",
         args.label,
         if ai_column {
-            " honest AI reply p50 / p99 (replies) |"
+            " honest AI reply p50 / p99 / max (replies) |"
         } else {
             ""
         },
         if ai_column { "---|" } else { "" },
     );
     for row in &rows {
-        let ai = row.ai_replies.map_or(String::new(), |(count, p50, p99)| {
-            format!(" {p50:.0} / {p99:.0} ms ({count}) |")
-        });
+        let ai = row
+            .ai_replies
+            .map_or(String::new(), |(count, p50, p99, max)| {
+                format!(" {p50:.0} / {p99:.0} / {max:.0} ms ({count}) |")
+            });
         table.push_str(&format!(
             "| {} | {} | {:.1} / {:.1} ms | {:.1}× |{ai} {:.0} / {:.0} MB |\n",
             row.attack,
@@ -533,8 +549,9 @@ async fn run(args: Args) {
                 json!({"attack": row.attack, "outcome": row.outcome, "p50_ms": row.p50_ms,
                        "p99_ms": row.p99_ms, "rss_peak_mb": row.rss_peak_mb,
                        "rss_after_mb": row.rss_after_mb,
-                       "ai_reply": row.ai_replies.map(|(count, p50, p99)|
-                           json!({"count": count, "p50_ms": p50, "p99_ms": p99}))})
+                       "ai_reply": row.ai_replies.map(|(count, p50, p99, max)|
+                           json!({"count": count, "p50_ms": p50, "p99_ms": p99,
+                                  "max_ms": max}))})
             })
             .collect();
         let text = serde_json::to_string_pretty(&json!({"label": args.label, "rows": rows,
