@@ -624,9 +624,11 @@ async fn rated_games_asked_at_once_for_one_pair_make_one_rated_game() {
 }
 
 /// Issue 59: two rated games asked at once for one player with two
-/// different opponents (two invites accepted at the same instant, a queue
-/// match racing an invite, an arena's wave racing either), fifty times:
-/// never two rated games live.
+/// different opponents, fifty times: never two rated games live. Even
+/// rounds race two single creations (two invites accepted at the same
+/// instant); odd rounds race a batch (a tournament's wave or a queue's
+/// pairing, where the player's game is one among others) against a single
+/// creation (an invite).
 #[actix_web::test]
 async fn one_player_never_has_two_rated_games_live() {
     let (world, instance) = World::with_instance().await;
@@ -634,27 +636,61 @@ async fn one_player_never_has_two_rated_games_live() {
         let (player, _) = world.player(&format!("P{round}")).await;
         let (first, _) = world.player(&format!("F{round}")).await;
         let (second, _) = world.player(&format!("S{round}")).await;
-        let made = futures_util::future::join(
-            instance.create(
-                json!({"variant": "kalah"}),
-                [seat(first), seat(player)],
-                true,
-            ),
-            instance.create(
-                json!({"variant": "kalah"}),
-                [seat(player), seat(second)],
-                true,
-            ),
-        )
-        .await;
-        let both = [made.0, made.1];
+        let (x, _) = world.player(&format!("X{round}")).await;
+        let (y, _) = world.player(&format!("Y{round}")).await;
+        let invite = async {
+            let game = instance
+                .create(
+                    json!({"variant": "kalah"}),
+                    [seat(first), seat(player)],
+                    true,
+                )
+                .await;
+            (game.rated, game.casual_reason)
+        };
+        let other = async {
+            if round % 2 == 0 {
+                let game = instance
+                    .create(
+                        json!({"variant": "kalah"}),
+                        [seat(player), seat(second)],
+                        true,
+                    )
+                    .await;
+                return (game.rated, game.casual_reason);
+            }
+            let game = |a: Uuid, b: Uuid| {
+                json!({
+                    "id": Uuid::now_v7(),
+                    "variant": {"variant": "kalah"},
+                    "seats": ranked(a, b),
+                    "rated": true,
+                    "time_control": {"initial_secs": 60, "increment_secs": 0},
+                })
+            };
+            let batch = json!({"games": [game(x, y), game(player, second)]});
+            let (status, answer) = instance
+                .post(
+                    "/internal/v1/games/batch",
+                    batch,
+                    Some(crate::helpers::SERVICE_TOKEN),
+                )
+                .await;
+            assert_eq!(status, 200, "round {round}: {answer}");
+            assert_eq!(answer["games"][0]["created"]["rated"], true, "{answer}");
+            let made = &answer["games"][1]["created"];
+            let reason = serde_json::from_value(made["casual_reason"].clone()).unwrap();
+            (made["rated"] == true, reason)
+        };
+        let (invited, other) = futures_util::future::join(invite, other).await;
+        let both = [invited, other];
         assert_eq!(
-            both.iter().filter(|game| game.rated).count(),
+            both.iter().filter(|(rated, _)| *rated).count(),
             1,
             "round {round}: {both:?}"
         );
-        let casual = both.iter().find(|game| !game.rated).unwrap();
-        assert_eq!(casual.casual_reason, Some(CasualReason::InRankedGame));
+        let casual = both.iter().find(|(rated, _)| !rated).unwrap();
+        assert_eq!(casual.1, Some(CasualReason::InRankedGame), "round {round}");
     }
     world.cleanup().await;
 }
